@@ -1,0 +1,176 @@
+"""Decisions per second of cardgym's three API layers, against PettingZoo classic envs in the same run.
+
+A *decision* is one action of any seat, with its observation and mask produced. Measured:
+
+- AEC loop: ``for agent in env.agent_iter(): obs, ... = env.last(); env.step(random legal)`` on the
+  wrapped ``env()``, the same loop for PettingZoo's ``connect_four_v3`` and ``leduc_holdem_v4``;
+- single-agent Gymnasium env: ``step()`` with a random legal learner action; opponents (random bot)
+  play inside ``step()`` and their decisions count;
+- vector env: ``cardgym.make_vec(..., copy=False)`` with random legal learner actions drawn by a
+  compiled sampler, every seat's decisions counted (the opponents' too).
+
+Usage: ``python benchmarks/throughput.py [--seconds 3] [--num-envs 4096] [--json out.json]``
+(needs ``pip install -e '.[bench]'`` for the PettingZoo peers).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import time
+import warnings
+
+import numpy as np
+from numba import njit
+
+import cardgym
+
+warnings.filterwarnings("ignore")
+
+CASES = [
+    ("skyjo", {"num_players": 2}),
+    ("skyjo", {"num_players": 4}),
+    ("skipbo", {"num_players": 2}),
+    ("skipbo", {"num_players": 4}),
+    ("skipbo", {"num_players": 4, "teams": True}),
+    ("skipbo_junior", {"num_players": 2}),
+    ("skipbo_junior", {"num_players": 4}),
+]
+
+
+def label(name, opts):
+    extra = ",".join(f"{k}={v}" for k, v in opts.items() if k != "num_players")
+    return f"{name} {opts.get('num_players', 2)}p" + (f" ({extra})" if extra else "")
+
+
+def aec_loop(env, seconds):
+    """Decisions/s of the standard AEC loop with uniformly random legal actions."""
+    rng = np.random.default_rng(0)
+    env.reset(seed=0)
+    n = 0
+    t0 = time.perf_counter()
+    while time.perf_counter() - t0 < seconds:
+        for _ in env.agent_iter():
+            obs, rew, term, trunc, info = env.last()
+            if term or trunc:
+                env.step(None)
+                continue
+            legal = np.flatnonzero(obs["action_mask"])
+            env.step(int(legal[rng.integers(len(legal))]))
+            n += 1
+        env.reset()
+    return n / (time.perf_counter() - t0)
+
+
+def single_loop(env, seconds):
+    rng = np.random.default_rng(0)
+    obs, info = env.reset(seed=0)
+    start = env.unwrapped.decisions
+    t0 = time.perf_counter()
+    while time.perf_counter() - t0 < seconds:
+        for _ in range(200):
+            legal = np.flatnonzero(info["action_mask"])
+            obs, r, term, trunc, info = env.step(int(legal[rng.integers(len(legal))]))
+            if term or trunc:
+                obs, info = env.reset()
+    return (env.unwrapped.decisions - start) / (time.perf_counter() - t0)
+
+
+@njit(cache=True)
+def sample_masks(masks, out, state):
+    """One uniformly random legal action per row (xorshift64); all-zero rows get 0."""
+    x = state[0]
+    for i in range(masks.shape[0]):
+        count = 0
+        for a in range(masks.shape[1]):
+            count += masks[i, a]
+        if count == 0:
+            out[i] = 0
+            continue
+        x ^= x << np.uint64(13)
+        x ^= x >> np.uint64(7)
+        x ^= x << np.uint64(17)
+        k = np.int64(x % np.uint64(count))
+        for a in range(masks.shape[1]):
+            if masks[i, a]:
+                if k == 0:
+                    out[i] = a
+                    break
+                k -= 1
+    state[0] = x
+
+
+def vec_loop(vec, seconds):
+    obs, info = vec.reset(seed=0)
+    acts = np.zeros(vec.num_envs, np.int64)
+    rs = np.array([88172645463325252], np.uint64)
+    sample_masks(vec._masks, acts, rs)
+    vec.step(acts)  # warm up
+    start = vec.decisions
+    t0 = time.perf_counter()
+    while time.perf_counter() - t0 < seconds:
+        sample_masks(vec._masks, acts, rs)
+        vec.step(acts)
+    return (vec.decisions - start) / (time.perf_counter() - t0)
+
+
+def peers(seconds):
+    out = {}
+    try:
+        from pettingzoo.classic import connect_four_v3, leduc_holdem_v4
+    except Exception as exc:  # pragma: no cover - optional
+        print(f"PettingZoo classic peers unavailable ({exc}); install cardgym[bench]")
+        return out
+    out["connect_four_v3"] = aec_loop(connect_four_v3.env(), seconds)
+    out["leduc_holdem_v4"] = aec_loop(leduc_holdem_v4.env(), seconds)
+    return out
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--seconds", type=float, default=3.0)
+    ap.add_argument("--num-envs", type=int, default=4096)
+    ap.add_argument("--games", default="skyjo,skipbo,skipbo_junior")
+    ap.add_argument("--json", default=None)
+    args = ap.parse_args(argv)
+    games = args.games.split(",")
+
+    import gymnasium as gym
+
+    machine = f"{platform.machine()}, {os.cpu_count()} cores, {platform.processor() or platform.platform()}"
+    print(f"machine: {machine}; python {platform.python_version()}; {args.seconds:g} s per measurement")
+    peer = peers(args.seconds)
+    c4 = peer.get("connect_four_v3")
+    rows = []
+    for name, d in peer.items():
+        rows.append((name, "AEC loop", d))
+    for name, opts in CASES:
+        if name not in games:
+            continue
+        mod = __import__(cardgym.GAMES[name][0], fromlist=["env"])
+        # warm-up (compilation or cache load) outside the timings
+        aec_loop(mod.env(**opts), 0.2)
+        rows.append((label(name, opts), "AEC loop", aec_loop(mod.env(**opts), args.seconds)))
+        single = gym.make(cardgym.GAMES[name][1], opponent="random", **opts)
+        single_loop(single, 0.2)
+        rows.append((label(name, opts), "single-agent", single_loop(single, args.seconds)))
+        vec = cardgym.make_vec(name, args.num_envs, opponent="random", copy=False, **opts)
+        vec_loop(vec, 0.2)
+        rows.append((label(name, opts), f"vector x{args.num_envs}", vec_loop(vec, args.seconds)))
+
+    print()
+    print("| env | API | decisions/s | x connect_four_v3 | x leduc_holdem_v4 |")
+    print("|---|---|---:|---:|---:|")
+    for env_name, api, d in rows:
+        r1 = f"{d / c4:,.1f}" if c4 else "-"
+        r2 = f"{d / peer['leduc_holdem_v4']:,.1f}" if "leduc_holdem_v4" in peer else "-"
+        print(f"| {env_name} | {api} | {d:,.0f} | {r1} | {r2} |")
+    if args.json:
+        with open(args.json, "w") as fh:
+            json.dump({"machine": machine, "rows": rows, "peers": peer}, fh, indent=2)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,383 @@
+"""The PettingZoo AEC environment, written once for every game."""
+
+from __future__ import annotations
+
+import copy
+import warnings
+
+import numpy as np
+from gymnasium import spaces
+from gymnasium.utils import EzPickle
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from .game import RUNNING, TRUNCATED, DictEncoder, GameSpec
+from .records import record_from_dict, record_to_dict
+
+RESET_OPTIONS = ("deck",)
+
+
+def entropy_seed() -> int:
+    """A fresh seed from the operating system, for the first seedless reset."""
+    return int(np.random.SeedSequence().entropy % (2**63))
+
+
+def check_seed(seed) -> int:
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ValueError(f"seed must be a non-negative integer or None, got {seed!r}")
+    return int(seed) % (2**63)
+
+
+def parse_reset_options(game: GameSpec, options, who: str):
+    """The stacked deck from ``reset(options=...)`` (or an empty one). Unknown keys warn."""
+    if options is None:
+        return np.empty(0, np.int8)
+    if not isinstance(options, dict):
+        raise ValueError(f"{who}.reset(options=...) must be a dict, got {type(options).__name__}")
+    unknown = sorted(set(options) - set(RESET_OPTIONS))
+    if unknown:
+        warnings.warn(
+            f"{who}.reset ignores unknown option(s) {unknown}; known options: {list(RESET_OPTIONS)}",
+            stacklevel=3,
+        )
+    if options.get("deck") is None:
+        return np.empty(0, np.int8)
+    return game.check_deck(options["deck"])
+
+
+class CardGameAEC(AECEnv, EzPickle):
+    """PettingZoo AEC environment for one cardgym game (set by the subclass's ``game``).
+
+    Observations are ``{"observation": <encoder output>, "action_mask": int8[num_actions]}``; the mask
+    is all zeros for every agent but the one to act. ``step`` raises ``ValueError`` on an illegal
+    action (``env()`` wraps this class in PettingZoo's TerminateIllegalWrapper instead).
+    """
+
+    game: GameSpec = None  # type: ignore[assignment]
+    metadata = {"render_modes": ["ansi", "human"], "name": "cardgym", "is_parallelizable": False, "render_fps": 1}
+
+    def __init__(self, render_mode: str | None = None, observation: str = "vector", **options):
+        EzPickle.__init__(self, render_mode=render_mode, observation=observation, **options)
+        super().__init__()
+        game = self.game
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(
+                f"unknown render_mode {render_mode!r} for {game.env_name}; allowed: "
+                f"{self.metadata['render_modes'] + [None]}"
+            )
+        self.render_mode = render_mode
+        self.rules = game.make_rules(**options)
+        self._options = dict(options)
+        self._observation = observation
+        self.encoder = game.encoder(observation)
+        self._flat = not isinstance(self.encoder, DictEncoder)
+        self._which_obs = game.obs_index(observation)
+        self._c = game.compiled()
+        n = self.rules.num_players
+        self.num_players = n
+        self.possible_agents = [f"player_{i}" for i in range(n)]
+        self._index = {a: i for i, a in enumerate(self.possible_agents)}
+        self._params = self.rules.params()
+        self._states = np.zeros(1, game.state_dtype)
+        self._mask = np.zeros(game.num_actions, np.int8)
+        self._zero_mask = np.zeros(game.num_actions, np.int8)
+        if self._flat:
+            low, high = self.encoder.bounds(self.rules)
+            obs_space = spaces.Box(low, high, dtype=np.float32)
+            self._obs_buf = np.zeros(low.shape[0], np.float32)
+        else:
+            obs_space = self.encoder.space(self.rules)
+        mask_space = spaces.Box(0, 1, (game.num_actions,), dtype=np.int8)
+        self._obs_spaces = {
+            a: spaces.Dict({"observation": obs_space, "action_mask": mask_space}) for a in self.possible_agents
+        }
+        self._act_spaces = {a: spaces.Discrete(game.num_actions) for a in self.possible_agents}
+        ssize = game.state_size(self.rules)
+        self.state_space = spaces.Box(-np.inf, np.inf, (ssize,), dtype=np.float32)
+        self._state_buf = np.zeros(ssize, np.float32)
+        self._started = False
+        self._cur = self._status = 0
+
+    # ----------------------------------------------------------------- spaces
+    def observation_space(self, agent):
+        return self._obs_spaces[agent]
+
+    def action_space(self, agent):
+        return self._act_spaces[agent]
+
+    # ------------------------------------------------------------------ reset
+    def reset(self, seed: int | None = None, options: dict | None = None):
+        deck = parse_reset_options(self.game, options, self.game.env_name)
+        if seed is not None:
+            seed = check_seed(seed)
+        elif self._started:
+            seed = int(self._c.seedless(self._states, 0))
+        else:
+            seed = entropy_seed()
+        self._cur, self._status, _ = self._c.reset_one(
+            self._states, 0, self._params, seed, deck, len(deck), self._mask
+        )
+        self._started = True
+        self.agents = self.possible_agents[:]
+        self.rewards = {a: 0.0 for a in self.agents}
+        self._cumulative_rewards = {a: 0.0 for a in self.agents}
+        self.terminations = {a: False for a in self.agents}
+        self.truncations = {a: False for a in self.agents}
+        self.infos = {a: {} for a in self.agents}
+        self._skip_agent_selection = None
+        self.agent_selection = self.possible_agents[self._cur]
+
+    # ---------------------------------------------------------------- observe
+    def observe(self, agent):
+        if not self._started:
+            raise RuntimeError(f"{self.game.env_name}: observe() called before reset()")
+        seat = self._index.get(agent)
+        if seat is None:
+            raise ValueError(f"unknown agent {agent!r}; agents are {self.possible_agents}")
+        live = self._status == RUNNING and seat == self._cur
+        mask = self._mask.copy() if live else self._zero_mask.copy()
+        if self._flat:
+            self._c.observe_one(self._states, 0, self._params, seat, self._obs_buf, self._which_obs)
+            obs = self._obs_buf.copy()
+        else:
+            obs = self.encoder.observe(self._states[0], self.rules, seat, self._obs_spaces[agent]["observation"])
+        return {"observation": obs, "action_mask": mask}
+
+    def legal_actions(self) -> list:
+        """The legal action ids of the agent to act."""
+        return np.flatnonzero(self._mask).tolist()
+
+    def bot_action(self, bot: str = "greedy") -> int:
+        """The action the named bot (``"random"``, ``"greedy"``, ...) would take for the agent to act.
+
+        Bots draw their randomness from the episode's own bot generator, so seeded runs replay.
+        """
+        if not self._started or not self.agents:
+            raise RuntimeError(f"{self.game.env_name}: bot_action() needs a running episode; call reset()")
+        if not self._mask.any():
+            raise RuntimeError(f"{self.game.env_name}: {self.agent_selection} has no decision to make")
+        return int(self._c.bot_one(self._states, 0, self._params, self._mask, self.game.bot_index(bot)))
+
+    def action_mask(self) -> np.ndarray:
+        """The int8 legal-action mask of the agent to act (a copy)."""
+        return self._mask.copy()
+
+    # ------------------------------------------------------------------- step
+    def step(self, action):
+        if not self._started:
+            raise RuntimeError(f"{self.game.env_name}: step() called before reset()")
+        if not self.agents:
+            raise RuntimeError(f"{self.game.env_name}: the episode is over; call reset() to start a new one")
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        a = self._check_action(action)
+        self._cumulative_rewards[agent] = 0.0
+        cur, status, paid = self._c.apply_one(self._states, 0, self._params, a, self._mask)
+        self._cur, self._status = cur, status
+        agents = self.agents
+        rewards = self.rewards
+        if paid:
+            reward = self._states["reward"][0]
+            for a_name in agents:
+                rewards[a_name] = float(reward[self._index[a_name]])
+        else:
+            for a_name in agents:
+                rewards[a_name] = 0.0
+        if status != RUNNING:
+            done = self.truncations if status == TRUNCATED else self.terminations
+            for a_name in agents:
+                done[a_name] = True
+            result = self.game.result(self._states[0], self.rules)
+            for a_name in agents:
+                self.infos[a_name] = {"result": result}
+        self.agent_selection = self.possible_agents[cur]
+        self._accumulate_rewards()
+        if self.render_mode == "human":
+            self.render()
+
+    def _check_action(self, action) -> int:
+        n = self.game.num_actions
+        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
+            if isinstance(action, np.ndarray) and action.shape == () and np.issubdtype(action.dtype, np.integer):
+                action = int(action)
+            else:
+                raise ValueError(f"action must be an integer in 0..{n - 1}, got {action!r}")
+        a = int(action)
+        if a < 0 or a >= n:
+            raise ValueError(f"action {a} is out of range; actions are 0..{n - 1}")
+        if not self._mask[a]:
+            legal = np.flatnonzero(self._mask).tolist()
+            raise ValueError(
+                f"illegal action {a} ({self.game.action_to_str(a)}) for {self.agent_selection}; "
+                f"legal actions: {legal}"
+            )
+        return a
+
+    # ----------------------------------------------------------------- extras
+    def state(self) -> np.ndarray:
+        """Full-information state vector (for centralised critics); see ``state_space``."""
+        if not self._started:
+            raise RuntimeError(f"{self.game.env_name}: state() called before reset()")
+        self._c.state_one(self._states, 0, self._params, self._state_buf)
+        return self._state_buf.copy()
+
+    def action_to_str(self, action: int) -> str:
+        """The action id in words."""
+        a = int(action)
+        if a < 0 or a >= self.game.num_actions:
+            raise ValueError(f"action {a} is out of range; actions are 0..{self.game.num_actions - 1}")
+        return self.game.action_to_str(a)
+
+    @property
+    def record(self):
+        """The game's state record (a view; copy it before changing)."""
+        return self._states[0]
+
+    def result(self) -> dict:
+        """Scores and winners so far (JSON-able)."""
+        return self.game.result(self._states[0], self.rules)
+
+    def state_dict(self) -> dict:
+        """The complete environment state as plain JSON-able data."""
+        if not self._started:
+            raise RuntimeError(f"{self.game.env_name}: state_dict() called before reset()")
+        return {
+            "game": self.game.name,
+            "env": self.game.env_name,
+            "rules": self.rules.as_dict(),
+            "record": record_to_dict(self._states[0]),
+            "agents": list(self.agents),
+            "agent_selection": self.agent_selection,
+            "rewards": dict(self.rewards),
+            "cumulative_rewards": dict(self._cumulative_rewards),
+            "terminations": dict(self.terminations),
+            "truncations": dict(self.truncations),
+            "infos": copy.deepcopy(self.infos),
+            "skip_agent_selection": self._skip_agent_selection,
+        }
+
+    def load_state_dict(self, data: dict) -> None:
+        """Restore a :meth:`state_dict` taken from an environment with the same rules."""
+        if not isinstance(data, dict) or data.get("env") != self.game.env_name:
+            raise ValueError(f"state_dict is not a {self.game.env_name} state (env={data.get('env')!r})")
+        if data.get("rules") != self.rules.as_dict():
+            raise ValueError(
+                f"state_dict rules {data.get('rules')} differ from this environment's {self.rules.as_dict()}"
+            )
+        self._states[:] = record_from_dict(self.game.state_dtype, data["record"])
+        self.agents = list(data["agents"])
+        self.agent_selection = data["agent_selection"]
+        self.rewards = dict(data["rewards"])
+        self._cumulative_rewards = dict(data["cumulative_rewards"])
+        self.terminations = dict(data["terminations"])
+        self.truncations = dict(data["truncations"])
+        self.infos = copy.deepcopy(data["infos"])
+        self._skip_agent_selection = data.get("skip_agent_selection")
+        self._cur, self._status, _ = self._c.legal_one(self._states, 0, self._params, self._mask)
+        self._started = True
+
+    def clone(self):
+        """An independent copy that continues exactly like this environment."""
+        other = self.__class__(render_mode=self.render_mode, observation=self._observation, **self._options)
+        if self._started:
+            other._states[:] = self._states
+            other._mask[:] = self._mask
+            other._cur, other._status = self._cur, self._status
+            other.agents = list(self.agents)
+            other.agent_selection = self.agent_selection
+            other.rewards = dict(self.rewards)
+            other._cumulative_rewards = dict(self._cumulative_rewards)
+            other.terminations = dict(self.terminations)
+            other.truncations = dict(self.truncations)
+            other.infos = copy.deepcopy(self.infos)
+            other._skip_agent_selection = self._skip_agent_selection
+            other._started = True
+        return other
+
+    # ----------------------------------------------------------------- render
+    def render(self):
+        if self.render_mode is None:
+            warnings.warn(
+                f"{self.game.env_name}.render() called without a render_mode; pass render_mode='ansi' or 'human'",
+                stacklevel=2,
+            )
+            return None
+        if not self._started:
+            raise RuntimeError(f"{self.game.env_name}: render() called before reset()")
+        text = self.game.render_ansi(self._states[0], self.rules)
+        if self.render_mode == "ansi":
+            return text
+        print(text)
+        return None
+
+    def close(self):
+        pass
+
+
+#: the AEC bookkeeping that the loop reads on every decision
+_BOOKKEEPING = (
+    "agents", "agent_selection", "rewards", "terminations", "truncations", "infos", "_cumulative_rewards",
+    "possible_agents",
+)
+#: what OrderEnforcingWrapper refuses to show before reset()
+_BEFORE_RESET = {"agents", "agent_selection", "rewards", "terminations", "truncations", "infos"}
+
+
+def _direct(name: str):
+    def get(self):
+        if self._check_reset and not self._has_reset and name in _BEFORE_RESET:
+            raise AttributeError(f"{name} cannot be accessed before reset")
+        return getattr(self._raw, name)
+
+    def put(self, value):
+        setattr(self._raw, name, value)
+
+    return property(get, put, doc=f"The raw environment's ``{name}``.")
+
+
+class _DirectBookkeeping:
+    """Reads the AEC bookkeeping straight from the raw env.
+
+    PettingZoo's wrappers forward attributes through ``BaseWrapper.__getattr__``, one failed lookup per
+    layer, which costs more than a whole compiled game step. The values are the raw env's either way;
+    these classes only remove the detour (and keep OrderEnforcing's before-reset errors).
+    """
+
+    _check_reset = False
+
+    def __init__(self, env, *args, **kwargs):
+        super().__init__(env, *args, **kwargs)
+        self._raw = env.unwrapped
+
+
+for _name in _BOOKKEEPING:
+    setattr(_DirectBookkeeping, _name, _direct(_name))
+
+
+class TerminateIllegalWrapper(_DirectBookkeeping, wrappers.TerminateIllegalWrapper):
+    """PettingZoo's TerminateIllegalWrapper with direct bookkeeping reads."""
+
+
+class AssertOutOfBoundsWrapper(_DirectBookkeeping, wrappers.AssertOutOfBoundsWrapper):
+    """PettingZoo's AssertOutOfBoundsWrapper with direct bookkeeping reads."""
+
+
+class OrderEnforcingWrapper(_DirectBookkeeping, wrappers.OrderEnforcingWrapper):
+    """PettingZoo's OrderEnforcingWrapper with direct bookkeeping reads."""
+
+    _check_reset = True
+
+
+def wrap_classic(raw: CardGameAEC):
+    """PettingZoo's classic wrapper stack (an illegal move ends the game with -1 for the offender),
+    in the subclasses above that read the bookkeeping directly."""
+    e = TerminateIllegalWrapper(raw, illegal_reward=-1)
+    e = AssertOutOfBoundsWrapper(e)
+    e = OrderEnforcingWrapper(e)
+    return e
+
+
+def aec_metadata(game: GameSpec) -> dict:
+    return {"render_modes": ["ansi", "human"], "name": game.env_name, "is_parallelizable": False, "render_fps": 1}

@@ -1,0 +1,228 @@
+"""The game-independent compiled loops, and every entry point the Python layers call.
+
+This file is written once for all games and is a template: :meth:`cardgym.core.game.GameSpec.compiled`
+loads it once per game as its own module (``cardgym.games.<game>._bound``) and sets the game's kernels
+as the module globals below before anything compiles. numba binds globals at compile time, so the
+loops call the game's kernels directly, calls from Python pass only arrays and numbers (cheap to
+type), and every function caches on disk (each game's record dtype gives it its own cache entries).
+Bots are picked by number (``which_bot``, the order of ``GameSpec.bots``) and flat encoders likewise
+(``which_obs``, -1 for none).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from cardgym.core.rng import bot_below, next_seed
+
+RUNNING = 0
+
+# set by GameSpec.compiled() before the first call
+RESET = LEGAL = APPLY = STATE_VECTOR = None
+BOT0 = BOT1 = BOT2 = BOT3 = None  # the game's bots in GameSpec.bots order (unused slots repeat BOT0)
+OBS0 = OBS1 = OBS2 = OBS3 = None  # the game's flat encoders in GameSpec.encoders order
+
+
+@njit(cache=True)
+def bot(s, p, mask, which):
+    """The action of bot number ``which`` for the seat to act in record ``s``."""
+    if which == 0:
+        return BOT0(s, p, mask)
+    if which == 1:
+        return BOT1(s, p, mask)
+    if which == 2:
+        return BOT2(s, p, mask)
+    return BOT3(s, p, mask)
+
+
+@njit(cache=True)
+def observe(s, p, seat, out, which):
+    """Flat encoder number ``which`` of ``seat`` into ``out`` (``which`` < 0: none, for dict encoders
+    that are built in Python after the compiled step)."""
+    if which < 0:
+        return
+    if which == 0:
+        OBS0(s, p, seat, out)
+    elif which == 1:
+        OBS1(s, p, seat, out)
+    elif which == 2:
+        OBS2(s, p, seat, out)
+    else:
+        OBS3(s, p, seat, out)
+
+
+@njit(cache=True)
+def _summary(s):
+    """(seat to act, status, whether the last action paid any reward)."""
+    paid = False
+    for k in range(s.reward.shape[0]):
+        if s.reward[k] != 0:
+            paid = True
+    return s.current, s.status, paid
+
+
+@njit(cache=True)
+def reset_one(states, i, p, seed, deck, deck_len, mask):
+    """Reset record ``i`` and write the mask of the first seat to act. Returns ``_summary``."""
+    RESET(states[i], p, seed, deck, deck_len)
+    LEGAL(states[i], p, mask)
+    return _summary(states[i])
+
+
+@njit(cache=True)
+def apply_one(states, i, p, action, mask):
+    """Apply one action to record ``i`` and write the next seat's mask (the AEC step). Returns
+    ``_summary``."""
+    APPLY(states[i], p, action)
+    LEGAL(states[i], p, mask)
+    return _summary(states[i])
+
+
+@njit(cache=True)
+def legal_one(states, i, p, mask):
+    LEGAL(states[i], p, mask)
+    return _summary(states[i])
+
+
+@njit(cache=True)
+def observe_one(states, i, p, seat, out, which):
+    observe(states[i], p, seat, out, which)
+
+
+@njit(cache=True)
+def state_one(states, i, p, out):
+    STATE_VECTOR(states[i], p, out)
+
+
+@njit(cache=True)
+def bot_one(states, i, p, mask, which):
+    return bot(states[i], p, mask, which)
+
+
+@njit(cache=True)
+def seedless(states, i):
+    """A seed for the next episode of record ``i``, drawn from its own generator."""
+    return next_seed(states[i])
+
+
+@njit(cache=True)
+def draw_seat(states, i):
+    """A random seat of record ``i`` from its bot generator."""
+    return bot_below(states[i], states[i].num_players)
+
+
+@njit(cache=True)
+def advance_bots(s, params, learner, mask, which_bot):
+    """Let bots play until it is ``learner``'s turn or the episode is over (``learner`` < 0: until
+    the end). Returns (reward collected by ``learner``, decisions made); ``mask`` ends current."""
+    reward = 0.0
+    decisions = 0
+    LEGAL(s, params, mask)
+    while s.status == RUNNING and s.current != learner:
+        a = bot(s, params, mask, which_bot)
+        APPLY(s, params, a)
+        if learner >= 0:
+            reward += s.reward[learner]
+        decisions += 1
+        LEGAL(s, params, mask)
+    return reward, decisions
+
+
+@njit(cache=True)
+def start_episode(s, params, seed, deck, deck_len, seat_choice, mask, which_bot):
+    """Reset one record, pick the learner seat (``seat_choice`` < 0: random from ``bot_rng``) and
+    let the bots play up to the learner's first decision. Returns (seat, reward, decisions)."""
+    RESET(s, params, seed, deck, deck_len)
+    seat = seat_choice
+    if seat < 0:
+        seat = bot_below(s, s.num_players)
+    r, d = advance_bots(s, params, seat, mask, which_bot)
+    return seat, r, d
+
+
+@njit(cache=True)
+def vec_reset(
+    states, params, seeds, seat_choice, seats, masks, obs, rewards, deck, deck_len, which_bot, which_obs
+):
+    """Reset every record of the batch with ``seeds[i]`` and bring it to the learner's turn."""
+    total = 0
+    for i in range(states.shape[0]):
+        s = states[i]
+        seat, r, d = start_episode(s, params, seeds[i], deck, deck_len, seat_choice, masks[i], which_bot)
+        seats[i] = seat
+        rewards[i] = r
+        total += d
+        observe(s, params, seat, obs[i], which_obs)
+    return total
+
+
+@njit(cache=True)
+def vec_step(
+    states, params, actions, seat_choice, seats, masks, obs, rewards, terminated, truncated, illegal,
+    needs_reset, same_step, final_obs, penalty, which_bot, which_obs,
+):
+    """Step every record of the batch: the learner's action, then bots up to the learner's next turn.
+
+    Autoreset: with ``same_step`` a finished episode is reset inside this call (its last observation
+    saved in ``final_obs``); otherwise (Gymnasium's NEXT_STEP mode) it is reset on the next call,
+    which ignores that record's action. An illegal learner action ends the episode (terminated) with
+    reward ``penalty`` and sets ``illegal[i]``. Returns the number of decisions taken (all seats).
+    """
+    total = 0
+    empty = np.empty(0, np.int8)
+    for i in range(states.shape[0]):
+        s = states[i]
+        mask = masks[i]
+        illegal[i] = 0
+        if needs_reset[i]:
+            seat, r, d = start_episode(s, params, next_seed(s), empty, 0, seat_choice, mask, which_bot)
+            seats[i] = seat
+            total += d
+            observe(s, params, seat, obs[i], which_obs)
+            rewards[i] = r
+            terminated[i] = False
+            truncated[i] = False
+            needs_reset[i] = False
+            continue
+        learner = seats[i]
+        a = actions[i]
+        if a < 0 or a >= mask.shape[0] or mask[a] == 0:
+            rewards[i] = penalty
+            terminated[i] = True
+            truncated[i] = False
+            illegal[i] = 1
+        else:
+            APPLY(s, params, a)
+            total += 1
+            r = s.reward[learner]
+            r2, d = advance_bots(s, params, learner, mask, which_bot)
+            total += d
+            rewards[i] = r + r2
+            terminated[i] = s.status == 1
+            truncated[i] = s.status == 2
+            observe(s, params, learner, obs[i], which_obs)
+        if terminated[i] or truncated[i]:
+            if same_step:
+                final_obs[i, :] = obs[i]
+                seat, r, d = start_episode(s, params, next_seed(s), empty, 0, seat_choice, mask, which_bot)
+                seats[i] = seat
+                total += d
+                observe(s, params, seat, obs[i], which_obs)
+            else:
+                needs_reset[i] = True
+                mask[:] = 0
+    return total
+
+
+@njit(cache=True)
+def batch_bot(states, params, masks, which_bot, out):
+    """``out[i]`` = the bot's action in record ``i`` (0 where nothing is legal)."""
+    for i in range(states.shape[0]):
+        m = masks[i]
+        legal = False
+        for a in range(m.shape[0]):
+            if m[a]:
+                legal = True
+                break
+        out[i] = bot(states[i], params, m, which_bot) if legal else 0

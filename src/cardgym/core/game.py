@@ -1,0 +1,252 @@
+"""The game protocol: what a game folder hands to the environment layers.
+
+A game is described by one :class:`GameSpec`. The environment layers (``core.aec``,
+``core.single``, ``core.vector``) know nothing else about a game.
+
+State records
+-------------
+A game's state is one numpy structured record (``GameSpec.state_dtype``) whose first fields are the
+common header built by :func:`state_dtype`:
+
+=============== ========================= =====================================================
+field           type                      meaning
+=============== ========================= =====================================================
+``rng``         uint64                    game generator (shuffles, recycling, random seats)
+``bot_rng``     uint64                    generator used by bots playing inside the envs
+``num_players`` int8                      players in this game
+``current``     int8                      seat to act now (meaningless once ``status != 0``)
+``status``      int8                      0 running, 1 terminated, 2 truncated
+``turn``        int32                     turns taken in the episode (``max_turns`` cap)
+``reward``      float32[max_players]      rewards produced by the last ``apply`` call, by seat
+=============== ========================= =====================================================
+
+Kernels
+-------
+All are ``numba.njit(cache=True)`` functions over one record ``s`` (an element of a record array)
+and the rules' parameter vector ``p`` (int32, from ``Rules.params()``):
+
+- ``reset(s, p, seed, deck, deck_len)``: start an episode. ``seed`` seeds ``rng``/``bot_rng`` via
+  :func:`cardgym.core.rng.seed_record`. If ``deck_len > 0``, ``deck[:deck_len]`` is a stacked deck
+  (front = top) used for the first deal instead of a shuffle.
+- ``legal(s, p, mask)``: write the int8 legal-action mask of seat ``s.current`` (zeros when over).
+- ``apply(s, p, action)``: play a legal action of ``s.current``. It first zeroes ``s.reward``, then
+  writes this action's rewards, and updates ``current``, ``status`` and ``turn``.
+- ``state_vector(s, p, out)``: the full-information float32 state (``state()`` in PettingZoo).
+- encoders' kernels ``observe(s, p, seat, out)``: the float32 observation of ``seat``.
+- bots ``bot(s, p, mask) -> action``: a choice for ``s.current`` using only what that seat sees and
+  ``s.bot_rng`` for randomness.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib.util
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Mapping, Sequence
+
+import numpy as np
+
+RUNNING, TERMINATED, TRUNCATED = 0, 1, 2
+
+
+def state_dtype(max_players: int, fields: Sequence[tuple]) -> np.dtype:
+    """The record dtype of a game: the common header followed by the game's own ``fields``."""
+    header = [
+        ("rng", np.uint64),
+        ("bot_rng", np.uint64),
+        ("num_players", np.int8),
+        ("current", np.int8),
+        ("status", np.int8),
+        ("_pad", np.int8),
+        ("turn", np.int32),
+        ("reward", np.float32, (max_players,)),
+    ]
+    return np.dtype(header + list(fields), align=True)
+
+
+@dataclass(frozen=True)
+class Field:
+    """One named slice of a flat observation vector."""
+
+    name: str
+    size: int
+    low: float
+    high: float
+    doc: str
+
+
+@dataclass(frozen=True)
+class FlatEncoder:
+    """A compiled float32 observation: ``kernel(s, p, seat, out)`` fills ``out``.
+
+    ``layout(rules)`` returns the named table of :class:`Field` s, in order, that the docs show and a
+    test holds against the kernel.
+    """
+
+    name: str
+    layout: Callable[[Any], list]
+    kernel: Any
+    doc: str = ""
+
+    def size(self, rules) -> int:
+        return sum(f.size for f in self.layout(rules))
+
+    def bounds(self, rules):
+        low, high = [], []
+        for f in self.layout(rules):
+            low += [f.low] * f.size
+            high += [f.high] * f.size
+        return np.asarray(low, np.float32), np.asarray(high, np.float32)
+
+    def offsets(self, rules) -> dict:
+        """``{field name: slice}`` into the flat vector."""
+        out, at = {}, 0
+        for f in self.layout(rules):
+            out[f.name] = slice(at, at + f.size)
+            at += f.size
+        return out
+
+
+@dataclass(frozen=True)
+class DictEncoder:
+    """A structured observation built in Python from a record (not for the hot path)."""
+
+    name: str
+    space: Callable[[Any], Any]  # rules -> gymnasium.spaces.Dict
+    encode: Callable[[Any, Any, int], dict]  # (record, rules, seat) -> dict of numpy arrays
+    doc: str = ""
+
+    def observe(self, record, rules, seat: int, space) -> dict:
+        """``encode`` with every leaf given the exact dtype of its space (PettingZoo's checker
+        compares dtypes, so a Discrete leaf must be a numpy int64, not a Python int)."""
+        return _coerce(space, self.encode(record, rules, seat))
+
+
+def _coerce(space, value):
+    from gymnasium import spaces
+
+    if isinstance(space, spaces.Dict):
+        return {k: _coerce(space[k], value[k]) for k in space}
+    if isinstance(space, (spaces.Discrete, spaces.Box, spaces.MultiDiscrete, spaces.MultiBinary)):
+        return np.asarray(value, dtype=space.dtype) if not np.isscalar(value) else space.dtype.type(value)
+    return value
+
+
+@dataclass(frozen=True)
+class GameSpec:
+    """Everything the environment layers need to know about one game."""
+
+    name: str  # "skyjo", "skipbo", "skipbo_junior"
+    title: str  # "Skyjo"
+    env_name: str  # PettingZoo module name, "skyjo_v0"
+    gym_id: str  # "cardgym/Skyjo-v0"
+    min_players: int
+    max_players: int
+    num_actions: int
+    rules_cls: type  # a cardgym.core.rules.Rules subclass
+    state_dtype: np.dtype
+    deck: np.ndarray  # every card code of one deck (any order): stacked decks must permute it
+    reset: Any
+    legal: Any
+    apply: Any
+    state_vector: Any
+    state_size: Callable[[Any], int]  # rules -> length of state_vector
+    encoders: Mapping[str, Any]  # name -> FlatEncoder | DictEncoder; "vector" is the default
+    bots: Mapping[str, Any]  # name -> njit (s, p, mask) -> action
+    action_to_str: Callable[[int], str]
+    render_ansi: Callable[[Any, Any], str]  # (record, rules) -> str, public view of the table
+    result: Callable[[Any, Any], dict]  # (record, rules) -> JSON-able summary (scores, winners...)
+    extras: Mapping[str, Any] = field(default_factory=dict)
+
+    def compiled(self):
+        """This game's compiled entry points (the ``core/bound.py`` template bound to its kernels)."""
+        mod = _COMPILED.get(self.name)
+        if mod is None:
+            mod = _bind(self)
+            _COMPILED[self.name] = mod
+        return mod
+
+    def bot_index(self, name: str) -> int:
+        self.bot(name)
+        return list(self.bots).index(name)
+
+    def flat_encoders(self) -> list:
+        return [k for k, v in self.encoders.items() if not isinstance(v, DictEncoder)]
+
+    def obs_index(self, name: str) -> int:
+        """Index of a flat encoder in the compiled dispatch, -1 for a dict encoder."""
+        enc = self.encoder(name)
+        return -1 if isinstance(enc, DictEncoder) else self.flat_encoders().index(name)
+
+    def make_rules(self, **options):
+        return self.rules_cls.from_options(self, options)
+
+    def encoder(self, name: str):
+        if not isinstance(name, str) or name not in self.encoders:
+            raise ValueError(
+                f"unknown observation encoder {name!r} for {self.name}; allowed: {sorted(self.encoders)}"
+            )
+        return self.encoders[name]
+
+    def bot(self, name: str):
+        if not isinstance(name, str) or name not in self.bots:
+            raise ValueError(f"unknown bot {name!r} for {self.name}; allowed: {sorted(self.bots)}")
+        return self.bots[name]
+
+    def check_deck(self, deck) -> np.ndarray:
+        """Validate a stacked deck (front = top) and return it as an int8 array."""
+        try:
+            arr = np.asarray(deck)
+        except Exception as exc:  # pragma: no cover - numpy rarely fails here
+            raise ValueError(f"deck for {self.name} must be a list of card codes: {exc}") from None
+        if arr.ndim != 1 or not (np.issubdtype(arr.dtype, np.integer)):
+            raise ValueError(
+                f"deck for {self.name} must be a flat list of integer card codes, got {arr.dtype} shape {arr.shape}"
+            )
+        want = np.sort(self.deck.astype(np.int64))
+        got = np.sort(arr.astype(np.int64))
+        if got.shape != want.shape or not np.array_equal(got, want):
+            codes, counts = np.unique(want, return_counts=True)
+            need = ", ".join(f"{c}x{k}" for c, k in zip(codes.tolist(), counts.tolist()))
+            g_codes, g_counts = np.unique(got, return_counts=True)
+            have = dict(zip(g_codes.tolist(), g_counts.tolist()))
+            diff = [
+                f"code {c}: {have.get(c, 0)} (want {k})"
+                for c, k in zip(codes.tolist(), counts.tolist())
+                if have.get(c, 0) != k
+            ]
+            extra = sorted(set(have) - set(codes.tolist()))
+            if extra:
+                diff.append(f"unknown codes {extra}")
+            raise ValueError(
+                f"deck for {self.name} is not a permutation of its {len(want)}-card deck "
+                f"(got {len(got)} cards; {'; '.join(diff[:6])}). The deck holds: {need}"
+            )
+        return arr.astype(np.int8)
+
+
+def replace(spec: GameSpec, **changes) -> GameSpec:
+    return dataclasses.replace(spec, **changes)
+
+
+_COMPILED: dict = {}
+_TEMPLATE = Path(__file__).with_name("bound.py")
+
+
+def _bind(game: GameSpec):
+    name = f"cardgym.games.{game.name}._bound"
+    spec = importlib.util.spec_from_file_location(name, _TEMPLATE)
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[name] = mod
+    spec.loader.exec_module(mod)
+    bots = list(game.bots.values())
+    flats = [game.encoders[k].kernel for k in game.flat_encoders()]
+    if not 1 <= len(bots) <= 4 or not 1 <= len(flats) <= 4:
+        raise ValueError(f"{game.name}: the compiled dispatch holds 1-4 bots and 1-4 flat encoders")
+    mod.RESET, mod.LEGAL, mod.APPLY, mod.STATE_VECTOR = game.reset, game.legal, game.apply, game.state_vector
+    for k in range(4):
+        setattr(mod, f"BOT{k}", bots[k] if k < len(bots) else bots[0])
+        setattr(mod, f"OBS{k}", flats[k] if k < len(flats) else flats[0])
+    return mod

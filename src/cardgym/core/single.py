@@ -1,0 +1,220 @@
+"""The single-agent Gymnasium environment, written once for every game.
+
+One seat is the learner; every other seat is played inside ``step()`` by the opponent (a compiled bot
+by name, or a Python callable). An illegal action ends the episode (``terminated=True``) with reward
+``illegal_penalty``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import gymnasium as gym
+from gymnasium import spaces
+
+from .aec import check_seed, entropy_seed, parse_reset_options
+from .game import RUNNING, DictEncoder, GameSpec
+from .opponents import resolve_opponent, resolve_seat
+
+
+class CardGameEnv(gym.Env):
+    """Gymnasium env for one cardgym game (set by the subclass's ``game``).
+
+    Args:
+        opponent: ``"random"``, ``"greedy"``, ... (a bot of the game) or a callable ``(obs, mask) ->
+            action`` that receives the acting seat's observation.
+        seat: the learner's seat, or ``"random"`` (drawn at every reset from the episode's generator).
+        observation: encoder name (``"vector"`` default, ``"dict"``).
+        illegal_penalty: reward of an illegal action, which also terminates the episode.
+        **options: the game's rule options.
+    """
+
+    game: GameSpec = None  # type: ignore[assignment]
+    metadata = {"render_modes": ["ansi", "human"], "render_fps": 1}
+
+    def __init__(
+        self,
+        opponent="random",
+        seat=0,
+        observation: str = "vector",
+        render_mode: str | None = None,
+        illegal_penalty: float = -1.0,
+        **options,
+    ):
+        game = self.game
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(
+                f"unknown render_mode {render_mode!r}; allowed: {self.metadata['render_modes'] + [None]}"
+            )
+        self.render_mode = render_mode
+        self.rules = game.make_rules(**options)
+        self._params = self.rules.params()
+        n = self.rules.num_players
+        self._seat_choice = resolve_seat(seat, n)
+        self._bot, self._policy = resolve_opponent(game, opponent)
+        self._which_bot = game.bot_index(opponent) if self._policy is None else 0
+        self.encoder = game.encoder(observation)
+        self._flat = not isinstance(self.encoder, DictEncoder)
+        self._which_obs = game.obs_index(observation)
+        self._c = game.compiled()
+        try:
+            self.illegal_penalty = float(illegal_penalty)
+        except (TypeError, ValueError):
+            raise ValueError(f"illegal_penalty must be a number, got {illegal_penalty!r}") from None
+        if self._flat:
+            low, high = self.encoder.bounds(self.rules)
+            self.observation_space = spaces.Box(low, high, dtype=np.float32)
+            size = low.shape[0]
+        else:
+            self.observation_space = self.encoder.space(self.rules)
+            size = 1
+        self.action_space = spaces.Discrete(game.num_actions)
+        self._states = np.zeros(1, game.state_dtype)
+        self._masks = np.zeros((1, game.num_actions), np.int8)
+        self._obs = np.zeros((1, size), np.float32)
+        self._final = np.zeros((1, size), np.float32)
+        self._seats = np.zeros(1, np.int64)
+        self._rew = np.zeros(1, np.float32)
+        self._term = np.zeros(1, np.bool_)
+        self._trunc = np.zeros(1, np.bool_)
+        self._illegal = np.zeros(1, np.int8)
+        self._needs_reset = np.zeros(1, np.bool_)
+        self._acts = np.zeros(1, np.int64)
+        self._seeds = np.zeros(1, np.int64)
+        self._started = False
+        self._done = True
+        self.seat = None
+        self.decisions = 0  # every seat's decisions taken so far (benchmarks read it)
+        self._obs_buf = np.zeros(size, np.float32)
+
+    # -------------------------------------------------------------- helpers
+    def _observation(self, seat: int):
+        if self._flat:
+            return self._obs[0].copy() if seat == self.seat else self._encode_flat(seat)
+        return self.encoder.observe(self._states[0], self.rules, seat, self.observation_space)
+
+    def _encode_flat(self, seat):
+        self._c.observe_one(self._states, 0, self._params, seat, self._obs_buf, self._which_obs)
+        return self._obs_buf.copy()
+
+    def _info(self):
+        info = {"action_mask": self._masks[0].copy(), "seat": self.seat}
+        rec = self._states[0]
+        if rec["status"] != RUNNING:
+            info["result"] = self.game.result(rec, self.rules)
+        return info
+
+    def action_masks(self) -> np.ndarray:
+        """Boolean legal-action mask of the learner (the sb3-contrib MaskablePPO convention)."""
+        if not self._started:
+            raise RuntimeError("action_masks() called before reset()")
+        return self._masks[0].astype(bool)
+
+    def bot_action(self, bot: str = "greedy") -> int:
+        """The action the named bot would take in the learner's place (e.g. a baseline to compare)."""
+        if not self._started or self._done:
+            raise RuntimeError("bot_action() needs a running episode; call reset()")
+        return int(self._c.bot_one(self._states, 0, self._params, self._masks[0], self.game.bot_index(bot)))
+
+    def _play_policy_opponents(self):
+        """Python opponents: play until the learner's turn; returns the learner's reward."""
+        states, game, mask = self._states, self.game, self._masks[0]
+        reward = 0.0
+        rec = states[0]
+        while rec["status"] == RUNNING and rec["current"] != self.seat:
+            seat = int(rec["current"])
+            action = self._policy(self._observation(seat), mask.copy())
+            try:
+                a = int(action)
+            except (TypeError, ValueError):
+                raise ValueError(f"opponent returned {action!r}, not an action id") from None
+            if not (0 <= a < game.num_actions) or not mask[a]:
+                raise ValueError(
+                    f"opponent for seat {seat} chose illegal action {a}; legal: {np.flatnonzero(mask).tolist()}"
+                )
+            self._c.apply_one(states, 0, self._params, a, mask)
+            self.decisions += 1
+            reward += float(rec["reward"][self.seat])
+        return reward
+
+    # ------------------------------------------------------------------ API
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        super().reset(seed=seed)
+        deck = parse_reset_options(self.game, options, self.game.gym_id)
+        if seed is not None:
+            seed = check_seed(seed)
+        elif self._started:
+            seed = int(self._c.seedless(self._states, 0))
+        else:
+            seed = entropy_seed()
+        game = self.game
+        if self._policy is None:
+            self._seeds[0] = seed
+            self.decisions += self._c.vec_reset(
+                self._states, self._params, self._seeds, self._seat_choice, self._seats, self._masks,
+                self._obs, self._rew, deck, len(deck), self._which_bot, self._which_obs,
+            )
+            self.seat = int(self._seats[0])
+        else:
+            self._c.reset_one(self._states, 0, self._params, seed, deck, len(deck), self._masks[0])
+            self.seat = (
+                self._seat_choice if self._seat_choice >= 0 else int(self._c.draw_seat(self._states, 0))
+            )
+            self._play_policy_opponents()
+            self._c.observe_one(self._states, 0, self._params, self.seat, self._obs[0], self._which_obs)
+        self._started = True
+        self._done = self._states[0]["status"] != RUNNING
+        return self._observation(self.seat), self._info()
+
+    def step(self, action):
+        if not self._started:
+            raise RuntimeError("step() called before reset()")
+        if self._done:
+            raise RuntimeError("the episode is over; call reset() to start a new one")
+        try:
+            a = int(action)
+        except (TypeError, ValueError):
+            raise ValueError(f"action must be an integer in 0..{self.game.num_actions - 1}, got {action!r}") from None
+        game = self.game
+        if not (0 <= a < game.num_actions) or not self._masks[0, a]:
+            self._done = True
+            info = self._info()
+            info["illegal_action"] = True
+            return self._observation(self.seat), self.illegal_penalty, True, False, info
+        if self._policy is None:
+            self._acts[0] = a
+            self.decisions += self._c.vec_step(
+                self._states, self._params, self._acts, self._seat_choice, self._seats, self._masks,
+                self._obs, self._rew, self._term, self._trunc, self._illegal, self._needs_reset, False,
+                self._final, self.illegal_penalty, self._which_bot, self._which_obs,
+            )
+            self._needs_reset[0] = False
+            reward = float(self._rew[0])
+        else:
+            rec = self._states[0]
+            self._c.apply_one(self._states, 0, self._params, a, self._masks[0])
+            self.decisions += 1
+            reward = float(rec["reward"][self.seat]) + self._play_policy_opponents()
+            self._c.observe_one(self._states, 0, self._params, self.seat, self._obs[0], self._which_obs)
+        status = int(self._states[0]["status"])
+        terminated, truncated = status == 1, status == 2
+        self._done = terminated or truncated
+        if self._done:
+            # keep the final mask honest: nothing is legal any more
+            self._masks[0, :] = 0
+        if self.render_mode == "human":
+            self.render()
+        return self._observation(self.seat), reward, terminated, truncated, self._info()
+
+    def render(self):
+        if self.render_mode is None:
+            return None
+        if not self._started:
+            raise RuntimeError("render() called before reset()")
+        text = self.game.render_ansi(self._states[0], self.rules)
+        if self.render_mode == "ansi":
+            return text
+        print(text)
+        return None
+
+    def close(self):
+        pass

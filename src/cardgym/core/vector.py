@@ -1,0 +1,185 @@
+"""The batched vector environment: every game of the batch stepped by one compiled call."""
+
+from __future__ import annotations
+
+import numpy as np
+from gymnasium import spaces
+from gymnasium.vector import AutoresetMode, VectorEnv
+from gymnasium.vector.utils import batch_space
+
+from .aec import check_seed, entropy_seed
+from .game import DictEncoder, GameSpec
+from .opponents import resolve_seat
+
+_MODES = {"next_step": AutoresetMode.NEXT_STEP, "same_step": AutoresetMode.SAME_STEP}
+
+
+class CardGameVectorEnv(VectorEnv):
+    """``num_envs`` single-agent games of one cardgym game, stepped together.
+
+    Each ``step(actions)`` applies every learner action, lets the compiled bots play every other
+    seat up to the learner's next decision, encodes the observations and masks, and autoresets
+    finished games, all in one compiled call. Masks are in ``info["action_mask"]`` (int8,
+    ``(num_envs, num_actions)``) and ``action_masks()`` (bool).
+
+    Args:
+        game: a :class:`GameSpec`.
+        num_envs: batch size.
+        opponent: a bot name of the game (``"random"``, ``"greedy"``, ...).
+        seat: the learner's seat in every game, or ``"random"`` (drawn per episode).
+        observation: a flat encoder name (``"vector"``).
+        autoreset_mode: ``"next_step"`` (Gymnasium's default: the step after the end resets that game
+            and ignores its action) or ``"same_step"`` (reset at once; the last observation is in
+            ``info["final_obs"]`` where ``info["_final_obs"]`` is true).
+        illegal_penalty: reward of an illegal action (which ends that episode).
+        copy: return copies of the batch arrays (default); ``False`` returns the env's own buffers,
+            which the next call overwrites (fastest).
+        **options: the game's rule options.
+    """
+
+    def __init__(
+        self,
+        game: GameSpec,
+        num_envs: int,
+        opponent: str = "random",
+        seat=0,
+        observation: str = "vector",
+        autoreset_mode: str = "next_step",
+        illegal_penalty: float = -1.0,
+        copy: bool = True,
+        **options,
+    ):
+        if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
+            raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
+        if not isinstance(opponent, str):
+            raise ValueError(
+                f"make_vec opponents run compiled: opponent must be a bot name {sorted(game.bots)}, got {opponent!r}"
+            )
+        if autoreset_mode not in _MODES:
+            raise ValueError(f"autoreset_mode must be one of {sorted(_MODES)}, got {autoreset_mode!r}")
+        self.game = game
+        self.rules = game.make_rules(**options)
+        self._params = self.rules.params()
+        self._which_bot = game.bot_index(opponent)
+        self.encoder = game.encoder(observation)
+        self._which_obs = game.obs_index(observation)
+        self._c = game.compiled()
+        if isinstance(self.encoder, DictEncoder):
+            raise ValueError(
+                f"the vector env needs a flat (compiled) encoder; {observation!r} is a dict encoder. "
+                f"Flat encoders: {sorted(k for k, v in game.encoders.items() if not isinstance(v, DictEncoder))}"
+            )
+        self._seat_choice = resolve_seat(seat, self.rules.num_players)
+        self._same_step = autoreset_mode == "same_step"
+        self.copy = bool(copy)
+        self.illegal_penalty = float(illegal_penalty)
+        n = int(num_envs)
+        self.num_envs = n
+        low, high = self.encoder.bounds(self.rules)
+        self.single_observation_space = spaces.Box(low, high, dtype=np.float32)
+        self.single_action_space = spaces.Discrete(game.num_actions)
+        self.observation_space = batch_space(self.single_observation_space, n)
+        self.action_space = batch_space(self.single_action_space, n)
+        self.metadata = {"autoreset_mode": _MODES[autoreset_mode], "render_modes": []}
+        self.render_mode = None
+        size = low.shape[0]
+        self._states = np.zeros(n, game.state_dtype)
+        self._masks = np.zeros((n, game.num_actions), np.int8)
+        self._obs = np.zeros((n, size), np.float32)
+        self._final = np.zeros((n, size), np.float32)
+        self._seats = np.zeros(n, np.int64)
+        self._rew = np.zeros(n, np.float32)
+        self._term = np.zeros(n, np.bool_)
+        self._trunc = np.zeros(n, np.bool_)
+        self._illegal = np.zeros(n, np.int8)
+        self._needs_reset = np.zeros(n, np.bool_)
+        self._acts = np.zeros(n, np.int64)
+        self._all = np.ones(n, np.bool_)
+        self._started = False
+        self.decisions = 0  # every seat's decisions taken so far (benchmarks read it)
+
+    def _out(self, arr):
+        return arr.copy() if self.copy else arr
+
+    def _seeds(self, seed):
+        n = self.num_envs
+        if seed is None:
+            if self._started:
+                return np.array([self._c.seedless(self._states, i) for i in range(n)], np.int64)
+            base = entropy_seed()
+            return (base + np.arange(n, dtype=np.int64)) % (2**63)
+        if isinstance(seed, (list, tuple, np.ndarray)):
+            if len(seed) != n:
+                raise ValueError(f"got {len(seed)} seeds for {n} environments")
+            return np.array([check_seed(s) for s in seed], np.int64)
+        return np.array([(check_seed(seed) + i) % (2**63) for i in range(n)], np.int64)
+
+    def reset(self, *, seed=None, options=None):
+        if options:
+            raise ValueError(f"the vector env takes no reset options (got {sorted(options)}); stacked decks "
+                             f"are for the single environments")
+        seeds = self._seeds(seed)
+        empty = np.empty(0, np.int8)
+        self.decisions += self._c.vec_reset(
+            self._states, self._params, seeds, self._seat_choice, self._seats, self._masks, self._obs,
+            self._rew, empty, 0, self._which_bot, self._which_obs,
+        )
+        self._needs_reset[:] = False
+        self._started = True
+        return self._out(self._obs), self._info()
+
+    def _info(self):
+        info = {
+            "action_mask": self._out(self._masks),
+            "_action_mask": self._all,
+            "seat": self._out(self._seats),
+            "_seat": self._all,
+        }
+        return info
+
+    def step(self, actions):
+        if not self._started:
+            raise RuntimeError("step() called before reset()")
+        acts = np.asarray(actions)
+        if acts.shape != (self.num_envs,):
+            raise ValueError(f"actions must have shape ({self.num_envs},), got {acts.shape}")
+        if not np.issubdtype(acts.dtype, np.integer):
+            raise ValueError(f"actions must be integers, got dtype {acts.dtype}")
+        self._acts[:] = acts
+        self.decisions += self._c.vec_step(
+            self._states, self._params, self._acts, self._seat_choice, self._seats, self._masks, self._obs,
+            self._rew, self._term, self._trunc, self._illegal, self._needs_reset, self._same_step, self._final,
+            self.illegal_penalty, self._which_bot, self._which_obs,
+        )
+        info = self._info()
+        if self._illegal.any():
+            info["illegal_action"] = self._illegal.astype(bool)
+            info["_illegal_action"] = self._illegal.astype(bool)
+        if self._same_step:
+            done = self._term | self._trunc
+            if done.any():
+                info["final_obs"] = self._final.copy()
+                info["_final_obs"] = done.copy()
+        return (
+            self._out(self._obs), self._out(self._rew), self._out(self._term), self._out(self._trunc), info,
+        )
+
+    def action_masks(self) -> np.ndarray:
+        """Boolean masks ``(num_envs, num_actions)`` for the current observations."""
+        return self._masks.astype(bool)
+
+    def bot_actions(self, bot: str = "greedy") -> np.ndarray:
+        """The named bot's action in every game of the batch, for the learner's seat (one compiled call)."""
+        if not self._started:
+            raise RuntimeError("bot_actions() called before reset()")
+        out = np.zeros(self.num_envs, np.int64)
+        self._c.batch_bot(self._states, self._params, self._masks, self.game.bot_index(bot), out)
+        return out
+
+    @property
+    def states(self) -> np.ndarray:
+        """The batch of state records (a view)."""
+        return self._states
+
+    def close_extras(self, **kwargs):
+        pass

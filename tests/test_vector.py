@@ -1,0 +1,151 @@
+"""The batched vector env against the AEC env: same seeds, same trajectories."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from gymnasium.vector import VectorEnv
+import cardgym
+from conftest import module_of
+
+
+def aec_trajectory(mod, game, opts, seed, seat, bot_name, learner_actions, episodes):
+    """Learner steps of an AEC env whose other seats play ``bot_name`` on the env's own record."""
+    raw = mod.raw_env(**opts)
+    out = []
+    raw.reset(seed=seed)
+    learner = raw.possible_agents[seat]
+    k = 0
+    ep = 0
+    reward = 0.0
+    while ep < episodes:
+        agent = raw.agent_selection
+        if not raw.agents:
+            raw.reset()
+            ep += 1
+            continue
+        if raw.terminations[agent] or raw.truncations[agent]:
+            raw.step(None)
+            continue
+        mask = raw.action_mask()
+        if agent == learner:
+            obs = raw.observe(agent)["observation"]
+            out.append(("obs", obs.tobytes(), mask.tobytes(), round(reward, 5)))
+            reward = 0.0
+            a = learner_actions(k, mask)
+            k += 1
+        else:
+            a = raw.bot_action(bot_name)
+        raw.step(a)
+        reward += raw.rewards[learner]
+        if not any(v for v in raw.terminations.values()) and not any(raw.truncations.values()):
+            continue
+        out.append(("end", round(reward, 5), bool(raw.terminations[learner]), bool(raw.truncations[learner])))
+        reward = 0.0
+        while raw.agents:
+            raw.step(None)
+    return out
+
+
+def vec_trajectory(game_name, opts, seed, seat, bot_name, learner_actions, env_index, num_envs, episodes):
+    v = cardgym.make_vec(game_name, num_envs, opponent=bot_name, seat=seat, **opts)
+    obs, info = v.reset(seed=seed - env_index)
+    out = []
+    rew = np.zeros(num_envs)
+    k = 0
+    ep = 0
+    pending_reward = 0.0
+    while ep < episodes:
+        mask = info["action_mask"][env_index]
+        out.append(("obs", obs[env_index].tobytes(), mask.tobytes(), round(pending_reward, 5)))
+        acts = np.array([int(np.flatnonzero(m)[0]) if m.any() else 0 for m in info["action_mask"]])
+        acts[env_index] = learner_actions(k, mask)
+        k += 1
+        obs, rew, term, trunc, info = v.step(acts)
+        pending_reward = float(rew[env_index])
+        if term[env_index] or trunc[env_index]:
+            out.append(("end", round(pending_reward, 5), bool(term[env_index]), bool(trunc[env_index])))
+            pending_reward = 0.0
+            ep += 1
+            acts[:] = 0
+            obs, rew, term, trunc, info = v.step(acts)  # next_step autoreset
+            pending_reward = float(rew[env_index])
+    return out
+
+
+@pytest.mark.parametrize("bot", ["random", "greedy"])
+def test_vector_env_matches_aec(config, bot):
+    name, opts = config
+    game, mod = module_of(name)
+    policy_rng_seed = 11
+
+    def make_policy():
+        rng = np.random.default_rng(policy_rng_seed)
+        return lambda k, mask: int(rng.choice(np.flatnonzero(mask)))
+
+    seat = 1
+    seed = 1234
+    a = aec_trajectory(mod, game, opts, seed, seat, bot, make_policy(), episodes=2)
+    b = vec_trajectory(name, opts, seed, seat, bot, make_policy(), env_index=2, num_envs=3, episodes=2)
+    assert len(a) == len(b)
+    for i, (x, y) in enumerate(zip(a, b)):
+        assert x == y, f"trajectories differ at learner step {i}: {x[:1]} vs {y[:1]}"
+
+
+def test_vector_env_is_a_gymnasium_vector_env(config):
+    name, opts = config
+    v = cardgym.make_vec(name, 8, **opts)
+    assert isinstance(v, VectorEnv)
+    obs, info = v.reset(seed=0)
+    assert obs.shape == (8,) + v.single_observation_space.shape
+    assert info["action_mask"].dtype == np.int8 and info["action_mask"].shape == (8, v.single_action_space.n)
+    assert v.action_masks().dtype == bool
+    rng = np.random.default_rng(0)
+    for _ in range(50):
+        acts = np.array([rng.choice(np.flatnonzero(m)) if m.any() else 0 for m in v.action_masks()])
+        obs, rew, term, trunc, info = v.step(acts)
+        assert v.observation_space.contains(obs)
+
+
+def test_vector_env_same_step_autoreset():
+    v = cardgym.make_vec("skyjo", 4, autoreset_mode="same_step", episode="round")
+    obs, info = v.reset(seed=3)
+    rng = np.random.default_rng(0)
+    finished = 0
+    for _ in range(400):
+        acts = np.array([rng.choice(np.flatnonzero(m)) for m in info["action_mask"]])
+        obs, rew, term, trunc, info = v.step(acts)
+        done = term | trunc
+        if done.any():
+            finished += int(done.sum())
+            assert info["_final_obs"][done].all()
+            assert info["action_mask"][done].any(axis=1).all(), "reset games have legal moves at once"
+    assert finished > 0
+
+
+def test_vector_env_illegal_action_ends_episode():
+    v = cardgym.make_vec("skyjo", 2, illegal_penalty=-3.0)
+    obs, info = v.reset(seed=0)
+    illegal = np.array([int(np.flatnonzero(m == 0)[0]) for m in info["action_mask"]])
+    obs, rew, term, trunc, info = v.step(illegal)
+    assert rew.tolist() == [-3.0, -3.0] and term.all() and not trunc.any()
+    assert info["illegal_action"].all()
+
+
+def test_vector_env_bad_input():
+    with pytest.raises(ValueError, match="num_envs"):
+        cardgym.make_vec("skyjo", 0)
+    with pytest.raises(ValueError, match="unknown game"):
+        cardgym.make_vec("poker", 2)
+    with pytest.raises(ValueError, match="bot name"):
+        cardgym.make_vec("skyjo", 2, opponent=lambda o, m: 0)
+    with pytest.raises(ValueError, match="autoreset_mode"):
+        cardgym.make_vec("skyjo", 2, autoreset_mode="never")
+    with pytest.raises(ValueError, match="flat"):
+        cardgym.make_vec("skyjo", 2, observation="dict")
+    v = cardgym.make_vec("skyjo", 2)
+    with pytest.raises(RuntimeError, match="before reset"):
+        v.step(np.zeros(2, np.int64))
+    v.reset(seed=0)
+    with pytest.raises(ValueError, match="shape"):
+        v.step(np.zeros(3, np.int64))
