@@ -226,3 +226,65 @@ def batch_bot(states, params, masks, which_bot, out):
                 legal = True
                 break
         out[i] = bot(states[i], params, m, which_bot) if legal else 0
+
+
+@njit(cache=True)
+def batch_legal(states, params, masks):
+    """Masks of the seat to act in every record."""
+    for i in range(states.shape[0]):
+        LEGAL(states[i], params, masks[i])
+
+
+@njit(cache=True)
+def batch_observe(states, params, idx, seats, out, which_obs):
+    """``out[k]`` = observation of seat ``seats[k]`` in record ``idx[k]``."""
+    for k in range(idx.shape[0]):
+        observe(states[idx[k]], params, seats[k], out[k], which_obs)
+
+
+@njit(cache=True)
+def batch_apply(states, params, idx, actions, masks, rewards):
+    """Apply ``actions[k]`` (legal, for the seat to act) to record ``idx[k]``, refresh its mask
+    ``masks[idx[k]]`` and add the rewards it paid to ``rewards[idx[k], seat]``."""
+    for k in range(idx.shape[0]):
+        i = idx[k]
+        s = states[i]
+        APPLY(s, params, actions[k])
+        for seat in range(s.reward.shape[0]):
+            rewards[i, seat] += s.reward[seat]
+        LEGAL(s, params, masks[i])
+
+
+@njit(cache=True)
+def batch_reset(states, params, seeds, masks, deck, deck_len):
+    """Reset every record with ``seeds[i]`` (a stacked ``deck`` if ``deck_len > 0``)."""
+    for i in range(states.shape[0]):
+        RESET(states[i], params, seeds[i], deck, deck_len)
+        LEGAL(states[i], params, masks[i])
+
+
+@njit(cache=True)
+def play_games(states, params, seeds, seat_bots, masks, rewards, status, turns, max_decisions):
+    """Play one whole game per record: record ``i`` is reset with ``seeds[i]`` and seat ``j`` is
+    played by bot ``seat_bots[i, j]``. Writes every seat's total reward, the final status and the
+    turns taken. Returns the number of decisions."""
+    total = 0
+    for i in range(states.shape[0]):
+        s = states[i]
+        m = masks[i]
+        RESET(s, params, seeds[i], np.empty(0, np.int8), 0)
+        LEGAL(s, params, m)
+        for seat in range(rewards.shape[1]):
+            rewards[i, seat] = 0.0
+        d = 0
+        while s.status == RUNNING and d < max_decisions:
+            a = bot(s, params, m, seat_bots[i, s.current])
+            APPLY(s, params, a)
+            for seat in range(rewards.shape[1]):
+                rewards[i, seat] += s.reward[seat]
+            LEGAL(s, params, m)
+            d += 1
+        status[i] = s.status
+        turns[i] = s.turn
+        total += d
+    return total
