@@ -78,7 +78,7 @@ class CardGameAEC(AECEnv, EzPickle):
         self.possible_agents = [f"player_{i}" for i in range(n)]
         self._index = {a: i for i, a in enumerate(self.possible_agents)}
         self._params = self.rules.params()
-        self._states = np.zeros(1, game.state_dtype)
+        self._states = game.new_states(1)
         self._mask = np.zeros(game.num_actions, np.int8)
         self._zero_mask = np.zeros(game.num_actions, np.int8)
         if self._flat:

@@ -132,12 +132,24 @@ def advance_bots(s, params, learner, mask, which_bot):
 @njit(cache=True)
 def start_episode(s, params, seed, deck, deck_len, seat_choice, mask, which_bot):
     """Reset one record, pick the learner seat (``seat_choice`` < 0: random from ``bot_rng``) and
-    let the bots play up to the learner's first decision. Returns (seat, reward, decisions)."""
+    let the bots play up to the learner's first decision. Returns (seat, reward, decisions).
+
+    A deal on which the episode ends before the learner's first decision (another seat wins at once,
+    or a stall) gives the learner nothing to learn from and cannot be returned by ``reset()``: it is
+    replaced by a fresh deal from the record's own generator (so this stays reproducible)."""
     RESET(s, params, seed, deck, deck_len)
     seat = seat_choice
     if seat < 0:
         seat = bot_below(s, s.num_players)
     r, d = advance_bots(s, params, seat, mask, which_bot)
+    while s.status != RUNNING:
+        RESET(s, params, next_seed(s), deck, 0)
+        seat = seat_choice
+        if seat < 0:
+            seat = bot_below(s, s.num_players)
+        r2, d2 = advance_bots(s, params, seat, mask, which_bot)
+        r = r2
+        d += d2
     return seat, r, d
 
 
@@ -286,5 +298,25 @@ def play_games(states, params, seeds, seat_bots, masks, rewards, status, turns, 
             d += 1
         status[i] = s.status
         turns[i] = s.turn
+        total += d
+    return total
+
+
+@njit(cache=True)
+def advance_bot_seats(states, params, seat_bots, masks, rewards, max_decisions):
+    """Let bots play every record while its seat to act is bot-controlled (``seat_bots[i, seat] >= 0``;
+    -1 marks a seat played from Python). Rewards add up in ``rewards[i, seat]``; a record stops at
+    ``max_decisions`` bot decisions. Returns the number of decisions."""
+    total = 0
+    for i in range(states.shape[0]):
+        s = states[i]
+        m = masks[i]
+        d = 0
+        while s.status == RUNNING and seat_bots[i, s.current] >= 0 and d < max_decisions:
+            APPLY(s, params, bot(s, params, m, seat_bots[i, s.current]))
+            for seat in range(rewards.shape[1]):
+                rewards[i, seat] += s.reward[seat]
+            LEGAL(s, params, m)
+            d += 1
         total += d
     return total

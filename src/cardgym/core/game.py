@@ -168,6 +168,11 @@ class GameSpec:
             _COMPILED[self.name] = mod
         return mod
 
+    def new_states(self, n: int = 1) -> np.ndarray:
+        """``n`` zeroed state records (a record array: its elements have attribute access, which the
+        kernels need when run as plain Python under ``NUMBA_DISABLE_JIT=1``)."""
+        return np.zeros(n, self.state_dtype).view(np.recarray)
+
     def bot_index(self, name: str) -> int:
         self.bot(name)
         return list(self.bots).index(name)

@@ -68,7 +68,7 @@ class CardGameEnv(gym.Env):
             self.observation_space = self.encoder.space(self.rules)
             size = 1
         self.action_space = spaces.Discrete(game.num_actions)
-        self._states = np.zeros(1, game.state_dtype)
+        self._states = game.new_states(1)
         self._masks = np.zeros((1, game.num_actions), np.int8)
         self._obs = np.zeros((1, size), np.float32)
         self._final = np.zeros((1, size), np.float32)
@@ -160,6 +160,12 @@ class CardGameEnv(gym.Env):
                 self._seat_choice if self._seat_choice >= 0 else int(self._c.draw_seat(self._states, 0))
             )
             self._play_policy_opponents()
+            while self._states[0]["status"] != RUNNING:  # over before the learner's first decision
+                seed = int(self._c.seedless(self._states, 0))
+                self._c.reset_one(self._states, 0, self._params, seed, deck, 0, self._masks[0])
+                if self._seat_choice < 0:
+                    self.seat = int(self._c.draw_seat(self._states, 0))
+                self._play_policy_opponents()
             self._c.observe_one(self._states, 0, self._params, self.seat, self._obs[0], self._which_obs)
         self._started = True
         self._done = self._states[0]["status"] != RUNNING

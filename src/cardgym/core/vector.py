@@ -83,7 +83,7 @@ class CardGameVectorEnv(VectorEnv):
         self.metadata = {"autoreset_mode": _MODES[autoreset_mode], "render_modes": []}
         self.render_mode = None
         size = low.shape[0]
-        self._states = np.zeros(n, game.state_dtype)
+        self._states = game.new_states(n)
         self._masks = np.zeros((n, game.num_actions), np.int8)
         self._obs = np.zeros((n, size), np.float32)
         self._final = np.zeros((n, size), np.float32)

@@ -1,0 +1,218 @@
+"""Fair evaluation of bots and trained policies.
+
+- :func:`match`: a duplicate match between two players: every deal is played once per seat
+  rotation, so the luck of the deal cancels out. With ``num_players > 2`` player ``a`` takes one seat
+  and ``b`` every other seat ("a against the field"), rotated through all seats.
+- :func:`tournament`: a round robin of any players with a Bradley-Terry rating fit (Elo scale).
+
+Players are bot names (``"random"``, ``"greedy"``, ...; played inside the compiled batch), paths to
+saved policies, or objects with ``act(obs_batch, mask_batch) -> actions``. A game's outcome for ``a``
+is a win when a seat of ``a`` wins and no seat of ``b`` does, a loss in the reverse case, and a draw
+otherwise (stall draws, truncations, shared wins). ``a_win_rate`` scores a draw as half a win, so 50%
+is parity, and comes with a 95% Wilson interval.
+"""
+
+from __future__ import annotations
+
+import itertools
+import sys
+import time
+
+import numpy as np
+
+from ..core.game import DictEncoder, GameSpec
+from .stats import bradley_terry, wilson
+
+__all__ = ["match", "tournament", "wilson", "bradley_terry", "play", "seat_rotations"]
+
+
+def _game(game) -> GameSpec:
+    if isinstance(game, GameSpec):
+        return game
+    import cardgym
+
+    return cardgym.get_game(game)
+
+
+def _resolve(game: GameSpec, player):
+    """A bot id (int) or a policy object with ``act``."""
+    if isinstance(player, str):
+        if player in game.bots:
+            return game.bot_index(player)
+        from ..agents import load_policy  # trained policies (optional: needs the train extra)
+
+        return load_policy(player, game=game.name)
+    if hasattr(player, "act"):
+        return player
+    raise ValueError(f"player must be a bot name {sorted(game.bots)}, a saved policy path or an object with act()")
+
+
+def seat_rotations(num_players: int) -> list:
+    """Seat layouts of a duplicate deal: ``layout[seat]`` is 0 for player a and 1 for player b."""
+    if num_players == 2:
+        return [[0, 1], [1, 0]]
+    return [[0 if seat == r else 1 for seat in range(num_players)] for r in range(num_players)]
+
+
+def play(game, rules, seeds: np.ndarray, seat_players: list, chunk: int = 2048, progress=None):
+    """Play one game per seed; ``seat_players[g][seat]`` is a bot id or a policy object.
+
+    Returns (rewards ``(games, num_players)``, status ``(games,)``, turns ``(games,)``, decisions).
+    """
+    game = _game(game)
+    c = game.compiled()
+    params = rules.params()
+    n = rules.num_players
+    g_total = len(seeds)
+    rewards = np.zeros((g_total, n), np.float64)
+    status = np.zeros(g_total, np.int8)
+    turns = np.zeros(g_total, np.int32)
+    decisions = 0
+    for start in range(0, g_total, chunk):
+        stop = min(start + chunk, g_total)
+        k = stop - start
+        states = game.new_states(k)
+        masks = np.zeros((k, game.num_actions), np.int8)
+        rew = np.zeros((k, n), np.float64)
+        players = seat_players[start:stop]
+        bots = np.array([[p if isinstance(p, int) else -1 for p in row] for row in players], np.int64)
+        if (bots >= 0).all():
+            st = np.zeros(k, np.int8)
+            tu = np.zeros(k, np.int32)
+            decisions += c.play_games(states, params, seeds[start:stop], bots, masks, rew, st, tu, 10**9)
+            rewards[start:stop], status[start:stop], turns[start:stop] = rew, st, tu
+        else:
+            decisions += _play_mixed(game, c, rules, params, states, masks, rew, seeds[start:stop], players, bots)
+            rewards[start:stop] = rew
+            status[start:stop] = states["status"]
+            turns[start:stop] = states["turn"]
+        if progress is not None:
+            progress(k)
+    return rewards, status, turns, decisions
+
+
+def _play_mixed(game, c, rules, params, states, masks, rew, seeds, players, bots):
+    """Bots run compiled; each policy acts on a batch of the records waiting for it."""
+    empty = np.empty(0, np.int8)
+    c.batch_reset(states, params, np.asarray(seeds, np.int64), masks, empty, 0)
+    enc = game.encoder("vector")
+    if isinstance(enc, DictEncoder):  # pragma: no cover - every game has a flat "vector" encoder
+        raise ValueError("policies need a flat encoder")
+    size = enc.size(rules)
+    which = game.obs_index("vector")
+    policies = {id(p): p for row in players for p in row if not isinstance(p, int)}
+    decisions = 0
+    while True:
+        decisions += c.advance_bot_seats(states, params, bots, masks, rew, 10**9)
+        running = np.flatnonzero(states["status"] == 0)
+        if running.size == 0:
+            return decisions
+        cur = states["current"][running].astype(np.int64)
+        for pid, policy in policies.items():
+            sel = np.array([i for i, s in zip(running, cur) if players[i][s] is policy], np.int64)
+            if sel.size == 0:
+                continue
+            seats = states["current"][sel].astype(np.int64)
+            obs = np.zeros((sel.size, size), np.float32)
+            c.batch_observe(states, params, sel, seats, obs, which)
+            acts = np.asarray(policy.act(obs, masks[sel]), np.int64).reshape(-1)
+            bad = masks[sel, acts] == 0
+            if bad.any():
+                raise ValueError(f"policy {policy!r} chose an illegal action {int(acts[bad][0])}")
+            c.batch_apply(states, params, sel, acts, masks, rew)
+            decisions += sel.size
+
+
+class _Progress:
+    def __init__(self, total, label, enabled):
+        self.total, self.done, self.label, self.enabled = total, 0, label, enabled
+        self.t0 = time.perf_counter()
+        self.bar = None
+        if enabled:
+            try:
+                from tqdm import tqdm
+
+                self.bar = tqdm(total=total, desc=label, unit="game", file=sys.stderr, leave=False)
+            except ImportError:
+                self.bar = None
+
+    def __call__(self, k):
+        self.done += k
+        if not self.enabled:
+            return
+        if self.bar is not None:
+            self.bar.update(k)
+        else:
+            print(f"\r{self.label}: {self.done}/{self.total} games", end="", file=sys.stderr)
+
+    def close(self):
+        if self.bar is not None:
+            self.bar.close()
+        elif self.enabled:
+            print(file=sys.stderr)
+
+
+def match(game, a, b, num_players: int = 2, games: int = 2000, seed: int = 0, progress: bool = False,
+          **options) -> dict:
+    """Duplicate match of ``a`` against ``b`` (``games`` games in all, a multiple of the rotations).
+
+    Returns ``{"a", "b", "games", "wins", "losses", "draws", "a_win_rate", "ci95", "a_mean_reward",
+    "mean_turns", "seconds", "games_per_second"}``.
+    """
+    game = _game(game)
+    rules = game.make_rules(num_players=num_players, **options)
+    if isinstance(games, bool) or not isinstance(games, int) or games < 1:
+        raise ValueError(f"games must be a positive integer, got {games!r}")
+    rotations = seat_rotations(num_players)
+    deals = max(1, -(-games // len(rotations)))
+    pa, pb = _resolve(game, a), _resolve(game, b)
+    seeds, layouts, seat_players = [], [], []
+    for d in range(deals):
+        for layout in rotations:
+            seeds.append(seed + d)
+            layouts.append(layout)
+            seat_players.append([pa if who == 0 else pb for who in layout])
+    seeds = np.array(seeds, np.int64)
+    layouts = np.array(layouts, np.int8)
+    label = f"{a} vs {b}"
+    bar = _Progress(len(seeds), label, progress)
+    t0 = time.perf_counter()
+    rewards, status, turns, _ = play(game, rules, seeds, seat_players, progress=bar)
+    bar.close()
+    dt = time.perf_counter() - t0
+    won = rewards > 0
+    a_won = (won & (layouts == 0)).any(axis=1)
+    b_won = (won & (layouts == 1)).any(axis=1)
+    wins = int(np.sum(a_won & ~b_won))
+    losses = int(np.sum(b_won & ~a_won))
+    n = len(seeds)
+    draws = n - wins - losses
+    points = wins + 0.5 * draws
+    lo, hi = wilson(points, n)
+    a_mean = float(np.mean(np.sum(np.where(layouts == 0, rewards, 0.0), axis=1) / np.maximum(1, (layouts == 0).sum(1))))
+    return {
+        "a": str(a), "b": str(b), "games": n, "wins": wins, "losses": losses, "draws": draws,
+        "a_win_rate": round(points / n, 4), "ci95": [round(lo, 4), round(hi, 4)],
+        "a_mean_reward": round(a_mean, 4), "mean_turns": round(float(turns.mean()), 2),
+        "seconds": round(dt, 3), "games_per_second": round(n / dt, 1) if dt > 0 else None,
+    }
+
+
+def tournament(game, players: list, num_players: int = 2, games: int = 2000, seed: int = 0,
+               progress: bool = False, **options) -> dict:
+    """Round robin of every pair of ``players`` (duplicate matches) and their ratings.
+
+    Returns ``{"game", "num_players", "pairs": [match results...], "ratings": {player: elo}}``.
+    """
+    if len(players) < 2:
+        raise ValueError(f"a tournament needs at least two players, got {players}")
+    if len(set(players)) != len(players):
+        raise ValueError(f"players must be distinct, got {players}")
+    pairs = []
+    scores = {}
+    for a, b in itertools.combinations(players, 2):
+        r = match(game, a, b, num_players=num_players, games=games, seed=seed, progress=progress, **options)
+        pairs.append(r)
+        scores[(str(a), str(b))] = (r["wins"] + 0.5 * r["draws"], r["games"])
+    ratings = bradley_terry([str(p) for p in players], scores)
+    return {"game": _game(game).name, "num_players": num_players, "pairs": pairs, "ratings": ratings}

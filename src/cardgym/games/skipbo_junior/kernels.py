@@ -1,0 +1,350 @@
+"""Skip-Bo Junior rules kernels (numba): reset, legal, apply, observe, state.
+
+The deal, the build piles and the recycling are the shared Skip-Bo helpers of ``games/_shared``.
+Turns in which the player cannot play are taken inside the kernels (no decision is asked for), so
+whenever ``status == 0`` the current seat has at least one legal action that is a play.
+"""
+
+from __future__ import annotations
+
+from numba import njit
+
+from ...core.rng import below, seed_record
+from .._shared.builds import accepts, need, play, take_under_tops
+from .._shared.cards import count_values, deck_order, load_pile, pop, push, refill_from
+from .rules import (
+    CODE_COUNTS,
+    DECK_SIZE,
+    END_TURN,
+    FULL_DECK,
+    NUM_CODES,
+    NUM_PILES,
+    NUM_STACKS,
+    P_FIRST,
+    P_MAX_TURNS,
+    P_MUST_PLAY,
+    P_NUM_PLAYERS,
+    P_RECYCLE_BUILDS,
+    P_STALL_ROUNDS,
+    P_STOCK,
+    TOP,
+)
+
+# ---------------------------------------------------------------------------------------------
+# piles of the record
+
+
+@njit(cache=True)
+def stock_top(s, seat):
+    """Code of ``seat``'s stock top, -1 if the stock is empty."""
+    n = s.stock_len[seat]
+    if n == 0:
+        return -1
+    return s.stock[seat, n - 1]
+
+
+@njit(cache=True)
+def stack_top(s, seat, k):
+    """Code of the top card of ``seat``'s hand stack ``k``, -1 if the stack is empty."""
+    n = s.stack_len[seat, k]
+    if n == 0:
+        return -1
+    return s.stacks[seat, k, n - 1]
+
+
+@njit(cache=True)
+def _push_stack(s, seat, k, card):
+    n = s.stack_len[seat, k]
+    if n > 0:
+        s.stack_under[seat, k, s.stacks[seat, k, n - 1]] += 1
+    s.stack_len[seat, k] = push(s.stacks[seat, k], n, card)
+
+
+@njit(cache=True)
+def _pop_stack(s, seat, k):
+    n = s.stack_len[seat, k]
+    card = pop(s.stacks[seat, k], n)
+    n -= 1
+    s.stack_len[seat, k] = n
+    if n > 0:
+        s.stack_under[seat, k, s.stacks[seat, k, n - 1]] -= 1
+    return card
+
+
+@njit(cache=True)
+def _pop_stock(s, seat):
+    n = s.stock_len[seat]
+    card = pop(s.stock[seat], n)
+    n -= 1
+    s.stock_len[seat] = n
+    if n > 0:  # the next stock card is turned face up
+        s.hidden[s.stock[seat, n - 1]] -= 1
+    return card
+
+
+@njit(cache=True)
+def _recycle(s, p):
+    """The draw pile is empty: shuffle the completed stack into a new one; failing that (option
+    ``recycle_build_piles``) the cards under the build piles' top cards."""
+    m = s.done_len
+    if m == 0 and p[P_RECYCLE_BUILDS]:
+        m = take_under_tops(s.builds, s.bcounts, s.done, 0)
+    if m > 0:
+        count_values(s.done, m, s.hidden)
+        s.draw_len = refill_from(s, s.draw, s.draw_len, s.done, m)
+        s.done_len = 0
+        s.recycles += 1
+
+
+@njit(cache=True)
+def _draw_card(s, p):
+    """Next card of the draw pile (recycling if it is empty), -1 if there is none."""
+    if s.draw_len == 0:
+        _recycle(s, p)
+        if s.draw_len == 0:
+            return -1
+    n = s.draw_len - 1
+    s.draw_len = n
+    card = s.draw[n]
+    s.hidden[card] -= 1
+    return card
+
+
+@njit(cache=True)
+def can_draw(s, p):
+    """Could a card be dealt now (draw pile, completed stack, or cards under build tops)?"""
+    if s.draw_len > 0 or s.done_len > 0:
+        return True
+    if p[P_RECYCLE_BUILDS]:
+        for b in range(NUM_PILES):
+            if s.bcounts[b] > 1:
+                return True
+    return False
+
+
+@njit(cache=True)
+def wanted(s):
+    """Bit set of the codes some build pile takes now (bit 0, the wild, is always set)."""
+    bits = 1
+    for b in range(NUM_PILES):
+        bits |= 1 << need(s.heights[b], 1, 1)
+    return bits
+
+
+@njit(cache=True)
+def has_play(s, seat):
+    bits = wanted(s)
+    c = stock_top(s, seat)
+    if c >= 0 and (bits >> c) & 1:
+        return True
+    for k in range(NUM_STACKS):
+        c = stack_top(s, seat, k)
+        if c >= 0 and (bits >> c) & 1:
+            return True
+    return False
+
+
+# ---------------------------------------------------------------------------------------------
+# turns
+
+
+@njit(cache=True)
+def _end_turn(s, p):
+    """Close the current turn; True if the episode ended (stall draw or turn cap)."""
+    n = s.num_players
+    if s.played == 0 and not can_draw(s, p):
+        s.idle += 1
+    else:
+        s.idle = 0
+    s.turn += 1
+    if s.idle >= p[P_STALL_ROUNDS] * n:
+        s.status = 1  # draw: no winner, rewards stay 0
+        return True
+    if s.turn >= p[P_MAX_TURNS]:
+        s.status = 2
+        return True
+    s.current = (s.current + 1) % n
+    s.played = 0
+    return False
+
+
+@njit(cache=True)
+def _start_turns(s, p):
+    """Deal the current player's three cards; take every turn that has no play until a player can
+    play (a decision) or the episode ends."""
+    while True:
+        seat = s.current
+        for k in range(NUM_STACKS):
+            c = _draw_card(s, p)
+            if c < 0:
+                break
+            _push_stack(s, seat, k, c)
+        if has_play(s, seat):
+            return
+        if _end_turn(s, p):
+            return
+
+
+@njit(cache=True)
+def reset(s, p, seed, deck, deck_len):
+    seed_record(s, seed)
+    n = p[P_NUM_PLAYERS]
+    ss = p[P_STOCK]
+    s.num_players = n
+    s.status = 0
+    s.turn = 0
+    s.played = 0
+    s.idle = 0
+    s.winner = -1
+    s.recycles = 0
+    for i in range(s.reward.shape[0]):
+        s.reward[i] = 0.0
+        s.stock_len[i] = 0
+        for k in range(NUM_STACKS):
+            s.stack_len[i, k] = 0
+            for c in range(NUM_CODES):
+                s.stack_under[i, k, c] = 0
+    for b in range(NUM_PILES):
+        s.heights[b] = 0
+        s.bcounts[b] = 0
+    # deal order into the (empty) completed stack, used as scratch
+    deck_order(s, FULL_DECK, deck, deck_len, s.done)
+    for i in range(n):
+        for r in range(ss):
+            s.stock[i, r] = s.done[r * n + i]  # each new card on top
+        s.stock_len[i] = ss
+    s.draw_len = load_pile(s.draw, s.done, n * ss, DECK_SIZE - n * ss)
+    s.done_len = 0
+    for c in range(NUM_CODES):
+        s.hidden[c] = CODE_COUNTS[c]
+    for i in range(n):
+        s.hidden[s.stock[i, ss - 1]] -= 1  # stock tops are face up
+    first = p[P_FIRST]
+    if first < 0:
+        first = below(s, n)
+    s.current = first
+    _start_turns(s, p)
+
+
+@njit(cache=True)
+def legal(s, p, mask):
+    for a in range(mask.shape[0]):
+        mask[a] = 0
+    if s.status != 0:
+        return
+    seat = s.current
+    for src in range(NUM_STACKS + 1):
+        c = stock_top(s, seat) if src == 0 else stack_top(s, seat, src - 1)
+        if c >= 0:
+            for b in range(NUM_PILES):
+                if accepts(c, s.heights[b], 1, 1):
+                    mask[src * 4 + b] = 1
+    if not p[P_MUST_PLAY]:
+        mask[END_TURN] = 1
+
+
+@njit(cache=True)
+def apply(s, p, action):
+    for i in range(s.reward.shape[0]):
+        s.reward[i] = 0.0
+    seat = s.current
+    if action == END_TURN:
+        if not _end_turn(s, p):
+            _start_turns(s, p)
+        return
+    src = action >> 2
+    pile = action & 3
+    if src == 0:
+        card = _pop_stock(s, seat)
+    else:
+        card = _pop_stack(s, seat, src - 1)
+    _, done_len = play(s.builds, s.heights, s.bcounts, pile, card, TOP, s.done, s.done_len)
+    s.done_len = done_len
+    s.played = 1
+    if s.stock_len[seat] == 0:
+        s.status = 1
+        s.winner = seat
+        for i in range(s.num_players):
+            s.reward[i] = 1.0 if i == seat else -1.0
+        return
+    if has_play(s, seat):
+        return
+    if not _end_turn(s, p):
+        _start_turns(s, p)
+
+
+# ---------------------------------------------------------------------------------------------
+# encoders (layout: see __init__.vector_layout; keep both in step)
+
+
+@njit(cache=True)
+def obs_size(n):
+    return 78 * n + 57
+
+
+@njit(cache=True)
+def observe_vector(s, p, seat, out):
+    n = s.num_players
+    for i in range(out.shape[0]):
+        out[i] = 0.0
+    o_size = 11 * n
+    o_stack_top = o_size + n
+    o_under = o_stack_top + 33 * n
+    o_next = o_under + 33 * n
+    o_height = o_next + 40
+    o_hidden = o_height + 4
+    o_draw = o_hidden + 11
+    for r in range(n):
+        j = seat + r
+        if j >= n:
+            j -= n
+        c = stock_top(s, j)
+        if c >= 0:
+            out[11 * r + c] = 1.0
+        out[o_size + r] = s.stock_len[j]
+        for k in range(NUM_STACKS):
+            base = 33 * r + 11 * k
+            c = stack_top(s, j, k)
+            if c >= 0:
+                out[o_stack_top + base + c] = 1.0
+                if s.stack_len[j, k] > 1:
+                    for v in range(NUM_CODES):
+                        out[o_under + base + v] = s.stack_under[j, k, v]
+    for b in range(NUM_PILES):
+        h = s.heights[b]
+        out[o_next + 10 * b + h] = 1.0  # next value h + 1
+        out[o_height + b] = h
+    for v in range(NUM_CODES):
+        out[o_hidden + v] = s.hidden[v]
+    out[o_draw] = s.draw_len
+    out[o_draw + 1] = s.done_len
+
+
+@njit(cache=True)
+def state_size_n(n):
+    return obs_size(n) + n + 22 * n + 33
+
+
+@njit(cache=True)
+def state_vector(s, p, out):
+    """Full information: seat 0's observation, the seat to act, every stock's hidden cards (counts
+    under the top and the next card) and the next three cards of the draw pile."""
+    n = s.num_players
+    m = obs_size(n)
+    observe_vector(s, p, 0, out[:m])  # zeroes out[:m] only
+    for i in range(m, out.shape[0]):
+        out[i] = 0.0
+    if s.status == 0:
+        out[m + s.current] = 1.0
+    o_cnt = m + n
+    o_nxt = o_cnt + 11 * n
+    o_draw = o_nxt + 11 * n
+    for j in range(n):
+        L = s.stock_len[j]
+        for k in range(L - 1):
+            out[o_cnt + 11 * j + s.stock[j, k]] += 1.0
+        if L >= 2:
+            out[o_nxt + 11 * j + s.stock[j, L - 2]] = 1.0
+    for t in range(3):
+        if s.draw_len > t:
+            out[o_draw + 11 * t + s.draw[s.draw_len - 1 - t]] = 1.0

@@ -1,0 +1,111 @@
+"""A person plays against bots in the terminal (``cardgym play GAME``)."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import numpy as np
+
+HELP = """Type the number of a move and press Enter.
+  h or ?   this help        t   show the table again
+  r        the rules        q   quit the game
+Your seat is marked with '<- you'. Only your own hidden cards are shown to you."""
+
+
+def _color(enabled):
+    def paint(text, code):
+        return f"\033[{code}m{text}\033[0m" if enabled else text
+
+    return paint
+
+
+def _ask(prompt, inp, out):
+    out.write(prompt)
+    out.flush()
+    line = inp.readline()
+    if not line:
+        raise EOFError
+    return line.strip()
+
+
+def play_terminal(game, vs="greedy", num_players=2, seat=0, seed=None, inp=None, out=None, **options):
+    """Run one interactive episode. ``inp``/``out`` default to the terminal."""
+    import cardgym
+
+    inp = inp or sys.stdin
+    out = out or sys.stdout
+    paint = _color(out.isatty() and "NO_COLOR" not in os.environ)
+    mod = __import__(cardgym.GAMES[game.name][0], fromlist=["raw_env"])
+    env = mod.raw_env(num_players=num_players, **options)
+    if not isinstance(seat, int) or not 0 <= seat < num_players:
+        raise ValueError(f"seat must be 0..{num_players - 1}, got {seat!r}")
+    if vs not in game.bots:
+        from .agents import load_policy
+
+        policy = load_policy(vs, game=game.name)
+    else:
+        policy = None
+    env.reset(seed=seed)
+    me = env.possible_agents[seat]
+    view = game.extras.get("render_seat")
+
+    def show():
+        text = view(env.record, env.rules, seat) if view else env.game.render_ansi(env.record, env.rules)
+        out.write("\n" + text.replace(f"player_{seat}:", f"player_{seat}: <- you") + "\n")
+
+    out.write(paint(f"{game.title}: you are {me} against {vs}. Type h for help.\n", "1"))
+    last_shown = None
+    while env.agents:
+        agent = env.agent_selection
+        if env.terminations[agent] or env.truncations[agent]:
+            env.step(None)
+            continue
+        if agent != me:
+            if policy is None:
+                a = env.bot_action(vs)
+            else:
+                obs = env.observe(agent)
+                a = int(policy.act(obs["observation"][None], obs["action_mask"][None])[0])
+            out.write(paint(f"{agent}: {env.action_to_str(a)}\n", "36"))
+            env.step(a)
+            continue
+        if last_shown != env.record["turn"]:
+            show()
+            last_shown = env.record["turn"]
+        legal = np.flatnonzero(env.action_mask()).tolist()
+        out.write(paint("Your moves:\n", "1"))
+        for k, a in enumerate(legal, 1):
+            out.write(f"  {k:>3}. {env.action_to_str(a)}\n")
+        while True:
+            try:
+                text = _ask(paint("your move> ", "33"), inp, out)
+            except EOFError:
+                out.write("\nbye\n")
+                return None
+            if text in ("h", "?", "help"):
+                out.write(HELP + "\n")
+                continue
+            if text == "t":
+                show()
+                continue
+            if text == "r":
+                out.write((game.extras.get("rules_text") or game.rules_cls.__doc__) + "\n")
+                continue
+            if text == "q":
+                out.write("you left the game\n")
+                return None
+            if text.isdigit() and 1 <= int(text) <= len(legal):
+                break
+            out.write(paint(f"'{text}' is not a move: type a number from 1 to {len(legal)}, or h for help\n", "31"))
+        a = legal[int(text) - 1]
+        out.write(f"you: {env.action_to_str(a)}\n")
+        env.step(a)
+    show()
+    result = env.result()
+    reward = env._cumulative_rewards.get(me) if me in env._cumulative_rewards else None
+    winners = result.get("winners", [])
+    verdict = "You won!" if seat in winners else ("Draw." if not winners else "You lost.")
+    out.write(paint(f"Game over. {verdict}\n", "1"))
+    out.write(f"result: {result}\n")
+    return result, reward
