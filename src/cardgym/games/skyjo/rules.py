@@ -1,0 +1,157 @@
+"""Skyjo rule options, parameter vector and state record layout.
+
+See ``docs/skyjo.md`` for the rules as implemented and every choice made where RULES.md is silent.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ...core.game import state_dtype
+from ...core.rules import REWARD_CODES, Rules, check_choice, check_int
+
+MIN_PLAYERS = 2
+MAX_PLAYERS = 8
+SLOTS = 12  # 3 rows x 4 columns, position p = 4*row + col
+ROWS = 3
+COLS = 4
+NUM_VALUES = 15  # card values -2..12, index = value + 2
+MIN_VALUE = -2
+MAX_VALUE = 12
+DECK_SIZE = 150
+NUM_ACTIONS = 26
+
+# deck composition: five -2, ten -1, fifteen 0, ten each of 1..12
+DECK_COUNTS = np.array([5, 10, 15] + [10] * 12, dtype=np.int16)
+DECK = np.repeat(np.arange(MIN_VALUE, MAX_VALUE + 1, dtype=np.int8), DECK_COUNTS)
+assert DECK.shape[0] == DECK_SIZE
+
+# actions
+A_REVEAL = 0  # 0..11: reveal position p (setup reveal, or discard the drawn card and reveal p)
+A_REPLACE = 12  # 12..23: replace position a-12 with the held card
+A_DRAW = 24
+A_TAKE = 25
+
+# phases
+PH_SETUP = 0  # setup reveals ("choose")
+PH_START = 1  # start of a turn: draw (24) or take the discard (25)
+PH_DRAWN = 2  # holding a card drawn from the draw pile: replace (12..23) or discard and reveal (0..11)
+PH_TAKEN = 3  # holding the card taken from the discard pile: must replace (12..23)
+PH_OVER = 4  # episode over
+
+# slot states
+HIDDEN = 0
+UP = 1
+REMOVED = 2
+
+# end reasons (record field ``end_reason``)
+END_NONE = 0
+END_GAME = 1  # normal end of the game (threshold / max_rounds / episode="round")
+END_STALL = 2  # stall guard: a draw
+END_TRUNCATED = 3  # max_turns reached
+
+SETUP_CODES = {"choose": 0, "random": 1}
+EPISODE_CODES = {"game": 0, "round": 1}
+RESHUFFLE_CODES = {"keep_top": 0, "all_but_top_flip": 1}
+
+# parameter vector indices
+P_NUM_PLAYERS = 0
+P_SETUP = 1
+P_END_SCORE = 2
+P_MAX_ROUNDS = 3  # 0 = no fixed number of rounds
+P_EPISODE = 4
+P_RESHUFFLE = 5
+P_MAX_TURNS = 6
+P_REWARD = 7
+P_STALL_ROUNDS = 8  # 0 = no stall guard
+NUM_PARAMS = 9
+
+DEFAULT_MAX_TURNS = 2000
+DEFAULT_STALL_ROUNDS = 20
+
+FIELDS = [
+    ("grid", np.int8, (MAX_PLAYERS, SLOTS)),  # card value of every slot (also hidden ones)
+    ("up", np.int8, (MAX_PLAYERS, SLOTS)),  # HIDDEN / UP / REMOVED
+    ("hidden", np.int8, (MAX_PLAYERS,)),  # face-down cards left per seat
+    ("draw", np.int8, (DECK_SIZE,)),  # draw pile, top = draw[draw_len - 1]
+    ("discard", np.int8, (DECK_SIZE,)),  # discard pile, top = discard[discard_len - 1]
+    ("buf", np.int8, (DECK_SIZE,)),  # scratch (deal order, reshuffles)
+    ("seen", np.int16, (NUM_VALUES,)),  # face-up cards by value: grids + discard pile + held card
+    ("scores", np.int16, (MAX_PLAYERS,)),  # points of the last finished round (after doubling)
+    ("totals", np.int32, (MAX_PLAYERS,)),  # game totals
+    ("draw_len", np.int16),
+    ("discard_len", np.int16),
+    ("held", np.int8),  # card in hand (PH_DRAWN / PH_TAKEN)
+    ("phase", np.int8),
+    ("setup_done", np.int8),  # reveals made by the current seat in the setup phase
+    ("goer", np.int8),  # seat that ended the current round (-1: none yet)
+    ("final_left", np.int8),  # turns left in the final lap after the goer
+    ("last_goer", np.int8),  # goer of the previous round (-1 in round 1)
+    ("end_reason", np.int8),
+    ("round_no", np.int16),  # rounds finished so far ("round" would shadow np.record.round)
+    ("stall", np.int32),  # consecutive turns without a face-down card being revealed
+    ("round_turns", np.int32),  # turns in the current round
+]
+
+STATE_DTYPE = state_dtype(MAX_PLAYERS, FIELDS)
+
+
+@dataclass(frozen=True)
+class SkyjoRules(Rules):
+    """Every Skyjo option (defaults = the Magilano rules; see docs/skyjo.md).
+
+    - ``num_players``: 2..8.
+    - ``setup_reveal``: ``"choose"`` (a setup phase, each seat in order reveals two cards) or ``"random"``.
+    - ``end_score``: the game ends after the round in which a total reaches it (default 100; 50 = short).
+    - ``max_rounds``: ``None`` or N: play exactly N rounds, no threshold.
+    - ``episode``: ``"game"`` (default) or ``"round"`` (one round is the episode).
+    - ``reshuffle``: draw pile empty -> ``"keep_top"`` (shuffle the discard pile but its top card into a
+      new draw pile) or ``"all_but_top_flip"`` (shuffle all of it, then turn a new top card face up).
+    - ``max_turns``: turn cap of the episode (turns, not actions), then truncated.
+    - ``stall_rounds``: the episode ends as a draw after ``stall_rounds * num_players`` consecutive turns in
+      which no face-down card was revealed or replaced (0 or None: off).
+    - ``reward``: ``"win"`` or ``"score"``.
+    """
+
+    game_name = "skyjo"
+
+    num_players: int = 2
+    setup_reveal: str = "choose"
+    end_score: int = 100
+    max_rounds: int | None = None
+    episode: str = "game"
+    reshuffle: str = "keep_top"
+    max_turns: int = DEFAULT_MAX_TURNS
+    stall_rounds: int | None = DEFAULT_STALL_ROUNDS
+    reward: str = "win"
+
+    def __post_init__(self):
+        check_int("num_players", self.num_players, MIN_PLAYERS, MAX_PLAYERS)
+        check_choice("setup_reveal", self.setup_reveal, list(SETUP_CODES))
+        check_int("end_score", self.end_score, 1, 1_000_000)
+        check_int("max_rounds", self.max_rounds, 1, 100_000, allow_none=True)
+        check_choice("episode", self.episode, list(EPISODE_CODES))
+        check_choice("reshuffle", self.reshuffle, list(RESHUFFLE_CODES))
+        check_int("max_turns", self.max_turns, 1, 2**31 - 1)
+        check_int("stall_rounds", self.stall_rounds, 0, 1_000_000, allow_none=True)
+        check_choice("reward", self.reward, list(REWARD_CODES))
+        if self.episode == "round" and self.max_rounds is not None:
+            raise ValueError(
+                "options episode='round' and max_rounds cannot be combined: episode='round' is always a "
+                "single round; use episode='game' with max_rounds=N"
+            )
+
+    def params(self) -> np.ndarray:
+        p = np.zeros(NUM_PARAMS, np.int32)
+        p[P_NUM_PLAYERS] = self.num_players
+        p[P_SETUP] = SETUP_CODES[self.setup_reveal]
+        p[P_END_SCORE] = self.end_score
+        p[P_MAX_ROUNDS] = 0 if self.max_rounds is None else self.max_rounds
+        p[P_EPISODE] = EPISODE_CODES[self.episode]
+        p[P_RESHUFFLE] = RESHUFFLE_CODES[self.reshuffle]
+        p[P_MAX_TURNS] = self.max_turns
+        p[P_REWARD] = REWARD_CODES[self.reward]
+        p[P_STALL_ROUNDS] = 0 if self.stall_rounds is None else self.stall_rounds
+        return p
