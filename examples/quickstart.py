@@ -4,7 +4,8 @@
 
 1. PettingZoo AEC: one Skyjo game, greedy (player_0) against random, shown move by move at the end;
 2. Gymnasium single-agent: the learner's seat played by the greedy bot against a random opponent;
-3. the batched vector env: thousands of games at once, greedy learner against random opponents.
+3. the batched vector env: thousands of games at once, greedy learner against random opponents;
+4. the bot ladder: duplicate matches (``cardgym.eval``) of expert against greedy and greedy against random.
 """
 
 from __future__ import annotations
@@ -69,6 +70,16 @@ def vector_eval(name, games, num_envs=512, **opts):
     )
 
 
+def ladder(name, games):
+    from cardgym import eval as ev
+
+    for a, b in (("expert", "greedy"), ("greedy", "random")):
+        r = ev.match(name, a, b, games=games, seed=0)
+        lo, hi = r["ci95"]
+        print(f"[eval] {name:14s} {a} vs {b}: {r['a_win_rate']:6.1%} (95% CI {lo:.1%}-{hi:.1%}) "
+              f"over {r['games']} duplicate games")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--games", type=int, default=2000, help="games per vector evaluation")
@@ -78,6 +89,8 @@ def main():
         single_agent_demo(name, 20)
     for name in cardgym.GAMES:
         vector_eval(name, args.games, num_players=2)
+    for name in cardgym.GAMES:
+        ladder(name, args.games)
 
 
 if __name__ == "__main__":

@@ -15,7 +15,7 @@ from pettingzoo.test import api_test, render_test, seed_test
 from pettingzoo.utils.env_logger import EnvLogger
 
 import cardgym
-from conftest import CONFIGS, config_id, module_of
+from conftest import module_of
 
 EnvLogger.suppress_output()
 

@@ -21,10 +21,11 @@ def test_maskable_ppo_smoke(name):
     from stable_baselines3.common.monitor import Monitor
 
     gym_id = cardgym.GAMES[name][1]
-    venv = make_vec_env(gym_id, n_envs=2, seed=0, env_kwargs={"opponent": "random", "render_mode": None})
+    short = {"max_turns": 120}  # an untrained deterministic policy may stall a game until the turn cap
+    venv = make_vec_env(gym_id, n_envs=2, seed=0, env_kwargs={"opponent": "random", "render_mode": None, **short})
     model = MaskablePPO("MlpPolicy", venv, n_steps=64, batch_size=64, n_epochs=1, seed=0, verbose=0)
     model.learn(128)
-    env = Monitor(gym.make(gym_id, opponent="random"))
+    env = Monitor(gym.make(gym_id, opponent="random", **short))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         rewards, lengths = evaluate_policy(model, env, n_eval_episodes=2, return_episode_rewards=True)

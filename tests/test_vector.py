@@ -18,11 +18,15 @@ def aec_trajectory(mod, game, opts, seed, seat, bot_name, learner_actions, episo
     k = 0
     ep = 0
     reward = 0.0
+    learner_moved = False
     while ep < episodes:
         agent = raw.agent_selection
         if not raw.agents:
+            # the vector env re-deals an episode that ends before the learner's first decision (from the
+            # record's own generator, as a seedless reset does): such an episode is not counted
             raw.reset()
-            ep += 1
+            ep += learner_moved
+            learner_moved = False
             continue
         if raw.terminations[agent] or raw.truncations[agent]:
             raw.step(None)
@@ -32,6 +36,7 @@ def aec_trajectory(mod, game, opts, seed, seat, bot_name, learner_actions, episo
             obs = raw.observe(agent)["observation"]
             out.append(("obs", obs.tobytes(), mask.tobytes(), round(reward, 5)))
             reward = 0.0
+            learner_moved = True
             a = learner_actions(k, mask)
             k += 1
         else:
@@ -40,7 +45,8 @@ def aec_trajectory(mod, game, opts, seed, seat, bot_name, learner_actions, episo
         reward += raw.rewards[learner]
         if not any(v for v in raw.terminations.values()) and not any(raw.truncations.values()):
             continue
-        out.append(("end", round(reward, 5), bool(raw.terminations[learner]), bool(raw.truncations[learner])))
+        if learner_moved:
+            out.append(("end", round(reward, 5), bool(raw.terminations[learner]), bool(raw.truncations[learner])))
         reward = 0.0
         while raw.agents:
             raw.step(None)
@@ -137,8 +143,10 @@ def test_vector_env_bad_input():
         cardgym.make_vec("skyjo", 0)
     with pytest.raises(ValueError, match="unknown game"):
         cardgym.make_vec("poker", 2)
-    with pytest.raises(ValueError, match="bot name"):
-        cardgym.make_vec("skyjo", 2, opponent=lambda o, m: 0)
+    with pytest.raises(ValueError, match="opponent"):
+        cardgym.make_vec("skyjo", 2, opponent=42)
+    with pytest.raises(ValueError, match="neither a bot"):
+        cardgym.make_vec("skyjo", 2, opponent="no_such_bot_or_file")
     with pytest.raises(ValueError, match="autoreset_mode"):
         cardgym.make_vec("skyjo", 2, autoreset_mode="never")
     with pytest.raises(ValueError, match="flat"):

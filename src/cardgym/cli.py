@@ -88,13 +88,27 @@ def cmd_eval(args, extra):
         lo, hi = r["ci95"]
         print(f"{r['a']:>12} {r['b']:>12} {r['games']:>7} {r['a_win_rate']:>11.1%} "
               f"{f'[{lo:.1%}, {hi:.1%}]':>17} {r['draws']:>7} {r['games_per_second']:>9,.0f}")
+    if result["ratings"] is None:
+        print(f"(a plays one seat against {args.players - 1} seats of b: parity is {1 / args.players:.0%}; "
+              "ratings are fit for 2-player matches only)")
+        return
     print("ratings (Elo scale, Bradley-Terry):",
           ", ".join(f"{k} {v:+.0f}" for k, v in sorted(result["ratings"].items(), key=lambda kv: -kv[1])))
 
 
+def rules_text(game) -> str:
+    """The game's documentation page (rules as implemented, options, spaces) from a source checkout, or
+    the options summary of its ``Rules`` class in an installed package without the docs folder."""
+    from pathlib import Path
+
+    page = Path(__file__).resolve().parents[2] / "docs" / f"{game.name}.md"
+    if page.is_file():
+        return page.read_text()
+    return f"{game.title}: rule options\n{game.rules_cls.__doc__}"
+
+
 def cmd_rules(args, extra):
-    game = _game(args.game)
-    print(game.extras.get("rules_text") or game.rules_cls.__doc__)
+    print(rules_text(_game(args.game)))
 
 
 def cmd_play(args, extra):

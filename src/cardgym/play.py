@@ -10,7 +10,8 @@ import numpy as np
 HELP = """Type the number of a move and press Enter.
   h or ?   this help        t   show the table again
   r        the rules        q   quit the game
-Your seat is marked with '<- you'. Only your own hidden cards are shown to you."""
+Your seat is marked "(you)". You see what a player at the table sees: your own hand, every face-up card,
+and the backs of hidden cards."""
 
 
 def _color(enabled):
@@ -41,18 +42,18 @@ def play_terminal(game, vs="greedy", num_players=2, seat=0, seed=None, inp=None,
     if not isinstance(seat, int) or not 0 <= seat < num_players:
         raise ValueError(f"seat must be 0..{num_players - 1}, got {seat!r}")
     if vs not in game.bots:
-        from .agents import load_policy
+        from .core.opponents import load_model_opponent
 
-        policy = load_policy(vs, game=game.name)
+        policy = load_model_opponent(game, vs)
     else:
         policy = None
     env.reset(seed=seed)
     me = env.possible_agents[seat]
-    view = game.extras.get("render_seat")
+    from . import render
 
     def show():
-        text = view(env.record, env.rules, seat) if view else env.game.render_ansi(env.record, env.rules)
-        out.write("\n" + text.replace(f"player_{seat}:", f"player_{seat}: <- you") + "\n")
+        out.write("\n" + render.ansi(game, env.record, env.rules, viewer=seat, color=out.isatty() and
+                                      "NO_COLOR" not in os.environ) + "\n")
 
     out.write(paint(f"{game.title}: you are {me} against {vs}. Type h for help.\n", "1"))
     last_shown = None
@@ -90,7 +91,9 @@ def play_terminal(game, vs="greedy", num_players=2, seat=0, seed=None, inp=None,
                 show()
                 continue
             if text == "r":
-                out.write((game.extras.get("rules_text") or game.rules_cls.__doc__) + "\n")
+                from .cli import rules_text
+
+                out.write(rules_text(game) + "\n")
                 continue
             if text == "q":
                 out.write("you left the game\n")
@@ -103,9 +106,8 @@ def play_terminal(game, vs="greedy", num_players=2, seat=0, seed=None, inp=None,
         env.step(a)
     show()
     result = env.result()
-    reward = env._cumulative_rewards.get(me) if me in env._cumulative_rewards else None
     winners = result.get("winners", [])
     verdict = "You won!" if seat in winners else ("Draw." if not winners else "You lost.")
     out.write(paint(f"Game over. {verdict}\n", "1"))
     out.write(f"result: {result}\n")
-    return result, reward
+    return result

@@ -10,7 +10,9 @@ from gymnasium import spaces
 from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
+from pettingzoo.utils.env_logger import EnvLogger
 
+from .fastcall import entry
 from .game import RUNNING, TRUNCATED, DictEncoder, GameSpec
 from .records import record_from_dict, record_to_dict
 
@@ -54,7 +56,8 @@ class CardGameAEC(AECEnv, EzPickle):
     """
 
     game: GameSpec = None  # type: ignore[assignment]
-    metadata = {"render_modes": ["ansi", "human"], "name": "cardgym", "is_parallelizable": False, "render_fps": 1}
+    metadata = {"render_modes": ["ansi", "human", "rgb_array"], "name": "cardgym", "is_parallelizable": False,
+                "render_fps": 1}
 
     def __init__(self, render_mode: str | None = None, observation: str = "vector", **options):
         EzPickle.__init__(self, render_mode=render_mode, observation=observation, **options)
@@ -85,8 +88,17 @@ class CardGameAEC(AECEnv, EzPickle):
             low, high = self.encoder.bounds(self.rules)
             obs_space = spaces.Box(low, high, dtype=np.float32)
             self._obs_buf = np.zeros(low.shape[0], np.float32)
+            self._next_obs = np.zeros(low.shape[0], np.float32)  # the acting seat's, from step()
         else:
             obs_space = self.encoder.space(self.rules)
+        self._next_obs_seat = -1
+        # compiled entry points with the argument types used below (see fastcall.py)
+        c, st, pr, m = self._c, self._states, self._params, self._mask
+        if self._flat:
+            self._f_apply = entry(c.apply_observe_one, st, 0, pr, 0, m, self._next_obs, 0)
+            self._f_observe = entry(c.observe_one, st, 0, pr, 0, self._obs_buf, 0)
+        else:
+            self._f_apply = entry(c.apply_one, st, 0, pr, 0, m)
         mask_space = spaces.Box(0, 1, (game.num_actions,), dtype=np.int8)
         self._obs_spaces = {
             a: spaces.Dict({"observation": obs_space, "action_mask": mask_space}) for a in self.possible_agents
@@ -97,6 +109,8 @@ class CardGameAEC(AECEnv, EzPickle):
         self._state_buf = np.zeros(ssize, np.float32)
         self._started = False
         self._cur = self._status = 0
+        self._num_actions = game.num_actions
+        self._rewards_zero = True
 
     # ----------------------------------------------------------------- spaces
     def observation_space(self, agent):
@@ -117,9 +131,11 @@ class CardGameAEC(AECEnv, EzPickle):
         self._cur, self._status, _ = self._c.reset_one(
             self._states, 0, self._params, seed, deck, len(deck), self._mask
         )
+        self._next_obs_seat = -1
         self._started = True
         self.agents = self.possible_agents[:]
         self.rewards = {a: 0.0 for a in self.agents}
+        self._rewards_zero = True  # every value of self.rewards is 0 (step() skips rewriting them)
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
         self.terminations = {a: False for a in self.agents}
         self.truncations = {a: False for a in self.agents}
@@ -137,7 +153,9 @@ class CardGameAEC(AECEnv, EzPickle):
         live = self._status == RUNNING and seat == self._cur
         mask = self._mask.copy() if live else self._zero_mask.copy()
         if self._flat:
-            self._c.observe_one(self._states, 0, self._params, seat, self._obs_buf, self._which_obs)
+            if seat == self._next_obs_seat:
+                return {"observation": self._next_obs.copy(), "action_mask": mask}
+            self._f_observe(self._states, 0, self._params, seat, self._obs_buf, self._which_obs)
             obs = self._obs_buf.copy()
         else:
             obs = self.encoder.observe(self._states[0], self.rules, seat, self._obs_spaces[agent]["observation"])
@@ -172,9 +190,18 @@ class CardGameAEC(AECEnv, EzPickle):
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        a = self._check_action(action)
+        if type(action) is int and 0 <= action < self._num_actions and self._mask[action]:
+            a = action  # the common case, checked without the general path below
+        else:
+            a = self._check_action(action)
         self._cumulative_rewards[agent] = 0.0
-        cur, status, paid = self._c.apply_one(self._states, 0, self._params, a, self._mask)
+        if self._flat:
+            cur, status, paid = self._f_apply(
+                self._states, 0, self._params, a, self._mask, self._next_obs, self._which_obs
+            )
+            self._next_obs_seat = cur
+        else:
+            cur, status, paid = self._f_apply(self._states, 0, self._params, a, self._mask)
         self._cur, self._status = cur, status
         agents = self.agents
         rewards = self.rewards
@@ -182,9 +209,11 @@ class CardGameAEC(AECEnv, EzPickle):
             reward = self._states["reward"][0]
             for a_name in agents:
                 rewards[a_name] = float(reward[self._index[a_name]])
-        else:
+            self._rewards_zero = False
+        elif not self._rewards_zero:
             for a_name in agents:
                 rewards[a_name] = 0.0
+            self._rewards_zero = True
         if status != RUNNING:
             done = self.truncations if status == TRUNCATED else self.terminations
             for a_name in agents:
@@ -193,7 +222,8 @@ class CardGameAEC(AECEnv, EzPickle):
             for a_name in agents:
                 self.infos[a_name] = {"result": result}
         self.agent_selection = self.possible_agents[cur]
-        self._accumulate_rewards()
+        if not self._rewards_zero:  # adding zeros would change nothing
+            self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()
 
@@ -270,12 +300,14 @@ class CardGameAEC(AECEnv, EzPickle):
         self.agents = list(data["agents"])
         self.agent_selection = data["agent_selection"]
         self.rewards = dict(data["rewards"])
+        self._rewards_zero = not any(self.rewards.values())
         self._cumulative_rewards = dict(data["cumulative_rewards"])
         self.terminations = dict(data["terminations"])
         self.truncations = dict(data["truncations"])
         self.infos = copy.deepcopy(data["infos"])
         self._skip_agent_selection = data.get("skip_agent_selection")
         self._cur, self._status, _ = self._c.legal_one(self._states, 0, self._params, self._mask)
+        self._next_obs_seat = -1
         self._started = True
 
     def clone(self):
@@ -288,6 +320,7 @@ class CardGameAEC(AECEnv, EzPickle):
             other.agents = list(self.agents)
             other.agent_selection = self.agent_selection
             other.rewards = dict(self.rewards)
+            other._rewards_zero = self._rewards_zero
             other._cumulative_rewards = dict(self._cumulative_rewards)
             other.terminations = dict(self.terminations)
             other.truncations = dict(self.truncations)
@@ -306,11 +339,7 @@ class CardGameAEC(AECEnv, EzPickle):
             return None
         if not self._started:
             raise RuntimeError(f"{self.game.env_name}: render() called before reset()")
-        text = self.game.render_ansi(self._states[0], self.rules)
-        if self.render_mode == "ansi":
-            return text
-        print(text)
-        return None
+        return render_frame(self.game, self.render_mode, self._states[0], self.rules)
 
     def close(self):
         pass
@@ -357,17 +386,66 @@ for _name in _BOOKKEEPING:
 
 
 class TerminateIllegalWrapper(_DirectBookkeeping, wrappers.TerminateIllegalWrapper):
-    """PettingZoo's TerminateIllegalWrapper with direct bookkeeping reads."""
+    """PettingZoo's TerminateIllegalWrapper with direct bookkeeping reads (``observe`` and ``step`` are
+    PettingZoo 1.27's, line for line, reading the raw env's attributes directly)."""
+
+    def observe(self, agent):
+        obs = self.env.observe(agent)
+        raw = self._raw
+        if agent == raw.agent_selection:
+            self._prev_obs = obs
+            self._prev_info = raw.infos.get(agent, {})
+        return obs
+
+    def step(self, action):
+        raw = self._raw
+        current_agent = raw.agent_selection
+        if self._prev_obs is None:
+            self.observe(current_agent)
+        mask = self._prev_obs["action_mask"]
+        self._prev_obs = None
+        self._prev_info = None
+        dead = raw.terminations[current_agent] or raw.truncations[current_agent]
+        if self._terminated and dead:
+            raw._was_dead_step(action)
+        elif not dead and not mask[action]:
+            EnvLogger.warn_on_illegal_move()
+            raw._cumulative_rewards[current_agent] = 0
+            raw.terminations = dict.fromkeys(raw.agents, True)
+            raw.truncations = dict.fromkeys(raw.agents, True)
+            raw.rewards = dict.fromkeys(raw.truncations, 0)
+            raw.rewards[current_agent] = float(self._illegal_value)
+            raw._accumulate_rewards()
+            raw._deads_step_first()
+            self._terminated = True
+        else:
+            self.env.step(action)
 
 
 class AssertOutOfBoundsWrapper(_DirectBookkeeping, wrappers.AssertOutOfBoundsWrapper):
-    """PettingZoo's AssertOutOfBoundsWrapper with direct bookkeeping reads."""
+    """PettingZoo's AssertOutOfBoundsWrapper with direct bookkeeping reads, and the common case (a
+    Python int inside the Discrete range) checked without ``Discrete.contains``."""
+
+    def step(self, action):
+        if type(action) is int and 0 <= action < self._raw.game.num_actions:
+            self.env.step(action)
+        else:
+            super().step(action)
 
 
 class OrderEnforcingWrapper(_DirectBookkeeping, wrappers.OrderEnforcingWrapper):
     """PettingZoo's OrderEnforcingWrapper with direct bookkeeping reads."""
 
     _check_reset = True
+
+    def last(self, observe: bool = True):
+        """``AECEnv.last`` reading the raw env's bookkeeping directly."""
+        if not self._has_reset:
+            EnvLogger.error_observe_before_reset()
+        raw = self._raw
+        agent = raw.agent_selection
+        obs = self.env.observe(agent) if observe else None
+        return obs, raw._cumulative_rewards[agent], raw.terminations[agent], raw.truncations[agent], raw.infos[agent]
 
 
 def wrap_classic(raw: CardGameAEC):
@@ -380,4 +458,18 @@ def wrap_classic(raw: CardGameAEC):
 
 
 def aec_metadata(game: GameSpec) -> dict:
-    return {"render_modes": ["ansi", "human"], "name": game.env_name, "is_parallelizable": False, "render_fps": 1}
+    return {"render_modes": ["ansi", "human", "rgb_array"], "name": game.env_name, "is_parallelizable": False,
+            "render_fps": 1}
+
+
+def render_frame(game: GameSpec, mode: str, record, rules, viewer=None):
+    """The table in ``mode``: ``"ansi"`` text (returned), ``"human"`` (printed), ``"rgb_array"`` picture."""
+    if mode == "rgb_array":
+        from .. import render
+
+        return render.rgb_array(game, record, rules, viewer=viewer)
+    text = game.render_ansi(record, rules)
+    if mode == "ansi":
+        return text
+    print(text)
+    return None

@@ -12,7 +12,7 @@ Bots are picked by number (``which_bot``, the order of ``GameSpec.bots``) and fl
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 from cardgym.core.rng import bot_below, next_seed
 
@@ -77,6 +77,16 @@ def apply_one(states, i, p, action, mask):
     APPLY(states[i], p, action)
     LEGAL(states[i], p, mask)
     return _summary(states[i])
+
+
+@njit(cache=True)
+def apply_observe_one(states, i, p, action, mask, out, which):
+    """``apply_one`` and the observation of the next seat to act (flat encoder ``which``) in one call."""
+    s = states[i]
+    APPLY(s, p, action)
+    LEGAL(s, p, mask)
+    observe(s, p, s.current, out, which)
+    return _summary(s)
 
 
 @njit(cache=True)
@@ -170,11 +180,11 @@ def vec_reset(
 
 
 @njit(cache=True)
-def vec_step(
-    states, params, actions, seat_choice, seats, masks, obs, rewards, terminated, truncated, illegal,
+def step_env(
+    states, i, params, actions, seat_choice, seats, masks, obs, rewards, terminated, truncated, illegal,
     needs_reset, same_step, final_obs, penalty, which_bot, which_obs,
 ):
-    """Step every record of the batch: the learner's action, then bots up to the learner's next turn.
+    """Step record ``i`` of a batch: the learner's action, then bots up to the learner's next turn.
 
     Autoreset: with ``same_step`` a finished episode is reset inside this call (its last observation
     saved in ``final_obs``); otherwise (Gymnasium's NEXT_STEP mode) it is reset on the next call,
@@ -183,47 +193,76 @@ def vec_step(
     """
     total = 0
     empty = np.empty(0, np.int8)
-    for i in range(states.shape[0]):
-        s = states[i]
-        mask = masks[i]
-        illegal[i] = 0
-        if needs_reset[i]:
+    s = states[i]
+    mask = masks[i]
+    illegal[i] = 0
+    if needs_reset[i]:
+        seat, r, d = start_episode(s, params, next_seed(s), empty, 0, seat_choice, mask, which_bot)
+        seats[i] = seat
+        observe(s, params, seat, obs[i], which_obs)
+        rewards[i] = r
+        terminated[i] = False
+        truncated[i] = False
+        needs_reset[i] = False
+        return d
+    learner = seats[i]
+    a = actions[i]
+    if a < 0 or a >= mask.shape[0] or mask[a] == 0:
+        rewards[i] = penalty
+        terminated[i] = True
+        truncated[i] = False
+        illegal[i] = 1
+    else:
+        APPLY(s, params, a)
+        total += 1
+        r = s.reward[learner]
+        r2, d = advance_bots(s, params, learner, mask, which_bot)
+        total += d
+        rewards[i] = r + r2
+        terminated[i] = s.status == 1
+        truncated[i] = s.status == 2
+        observe(s, params, learner, obs[i], which_obs)
+    if terminated[i] or truncated[i]:
+        if same_step:
+            final_obs[i, :] = obs[i]
             seat, r, d = start_episode(s, params, next_seed(s), empty, 0, seat_choice, mask, which_bot)
             seats[i] = seat
             total += d
             observe(s, params, seat, obs[i], which_obs)
-            rewards[i] = r
-            terminated[i] = False
-            truncated[i] = False
-            needs_reset[i] = False
-            continue
-        learner = seats[i]
-        a = actions[i]
-        if a < 0 or a >= mask.shape[0] or mask[a] == 0:
-            rewards[i] = penalty
-            terminated[i] = True
-            truncated[i] = False
-            illegal[i] = 1
         else:
-            APPLY(s, params, a)
-            total += 1
-            r = s.reward[learner]
-            r2, d = advance_bots(s, params, learner, mask, which_bot)
-            total += d
-            rewards[i] = r + r2
-            terminated[i] = s.status == 1
-            truncated[i] = s.status == 2
-            observe(s, params, learner, obs[i], which_obs)
-        if terminated[i] or truncated[i]:
-            if same_step:
-                final_obs[i, :] = obs[i]
-                seat, r, d = start_episode(s, params, next_seed(s), empty, 0, seat_choice, mask, which_bot)
-                seats[i] = seat
-                total += d
-                observe(s, params, seat, obs[i], which_obs)
-            else:
-                needs_reset[i] = True
-                mask[:] = 0
+            needs_reset[i] = True
+            mask[:] = 0
+    return total
+
+
+@njit(cache=True)
+def vec_step(
+    states, params, actions, seat_choice, seats, masks, obs, rewards, terminated, truncated, illegal,
+    needs_reset, same_step, final_obs, penalty, which_bot, which_obs,
+):
+    """:func:`step_env` for every record of the batch. Returns the decisions taken."""
+    total = 0
+    for i in range(states.shape[0]):
+        total += step_env(
+            states, i, params, actions, seat_choice, seats, masks, obs, rewards, terminated, truncated, illegal,
+            needs_reset, same_step, final_obs, penalty, which_bot, which_obs,
+        )
+    return total
+
+
+@njit(cache=True, parallel=True)
+def vec_step_parallel(
+    states, params, actions, seat_choice, seats, masks, obs, rewards, terminated, truncated, illegal,
+    needs_reset, same_step, final_obs, penalty, which_bot, which_obs,
+):
+    """:func:`vec_step` with the records shared out over numba's threads (every record is
+    independent: its own state, generators and output rows)."""
+    total = 0
+    for i in prange(states.shape[0]):
+        total += step_env(
+            states, i, params, actions, seat_choice, seats, masks, obs, rewards, terminated, truncated, illegal,
+            needs_reset, same_step, final_obs, penalty, which_bot, which_obs,
+        )
     return total
 
 

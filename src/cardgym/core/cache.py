@@ -3,8 +3,8 @@
 numba invalidates a cached function when *its own* file changes, not when a function it calls from
 another file does (a documented limitation). cardgym's kernels call across files (games -> shared
 helpers -> rng; ``core/bound.py`` -> every game), so on import we compare a stamp of every source file
-(path, size, mtime) with the one saved beside the cache, and drop the cache when they differ. A
-read-only install is left alone.
+with kernels (path, size, mtime) with the one saved beside the cache, and drop the cache when they
+differ. A read-only install is left alone.
 """
 
 from __future__ import annotations
@@ -18,9 +18,12 @@ STAMP = ROOT / "__pycache__" / "numba-sources.stamp"
 
 
 def sources_stamp(root: Path = ROOT) -> str:
+    """A stamp of every source file that holds compiled kernels (the others cannot make a cache stale)."""
     h = hashlib.sha256()
     for path in sorted(root.rglob("*.py")):
         st = path.stat()
+        if b"njit" not in path.read_bytes():
+            continue
         h.update(f"{path.relative_to(root)}:{st.st_size}:{st.st_mtime_ns}\n".encode())
     return h.hexdigest()
 

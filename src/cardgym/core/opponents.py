@@ -5,18 +5,47 @@ from __future__ import annotations
 from .game import GameSpec
 
 
+def is_bot_name(game: GameSpec, opponent) -> bool:
+    return isinstance(opponent, str) and opponent in game.bots
+
+
+def load_model_opponent(game: GameSpec, path):
+    """A saved model (``cardgym.agents.load_policy``, torch ``weights_only=True``) as an opponent."""
+    from pathlib import Path
+
+    p = Path(path)
+    if not p.is_file():
+        raise ValueError(
+            f"opponent {str(path)!r} is neither a bot of {game.name} {sorted(game.bots)} nor a model file"
+        )
+    from ..agents import load_policy
+
+    policy = load_policy(p)
+    trained_on = policy.meta.get("game")
+    if trained_on is not None and trained_on != game.name:
+        raise ValueError(f"model {str(path)!r} was trained on {trained_on!r}, not {game.name!r}")
+    return policy
+
+
 def resolve_opponent(game: GameSpec, opponent):
-    """A compiled bot dispatcher for a bot name, or the callable itself.
+    """A compiled bot dispatcher for a bot name, a loaded policy for a model path, or the callable.
 
     Returns ``(bot_kernel_or_None, python_callable_or_None)``. Callables take ``(obs, mask)`` (the
-    acting seat's own observation and int8 mask) and return an action id.
+    acting seat's own observation and int8 mask) and return an action id. A path (``str`` or
+    ``os.PathLike``) that is not a bot name loads a model saved by ``cardgym train`` /
+    ``cardgym.agents.save_policy``.
     """
-    if isinstance(opponent, str):
+    import os
+
+    if is_bot_name(game, opponent):
         return game.bot(opponent), None
+    if isinstance(opponent, (str, os.PathLike)):
+        return None, load_model_opponent(game, opponent)
     if callable(opponent):
         return None, opponent
     raise ValueError(
-        f"opponent must be a bot name {sorted(game.bots)} or a callable (obs, mask) -> action, got {opponent!r}"
+        f"opponent must be a bot name {sorted(game.bots)}, a model path or a callable (obs, mask) -> action, "
+        f"got {opponent!r}"
     )
 
 

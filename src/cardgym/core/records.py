@@ -25,7 +25,7 @@ def record_from_dict(dtype: np.dtype, data: dict) -> np.ndarray:
     unknown = sorted(set(data) - set(names))
     if missing or unknown:
         raise ValueError(f"state record fields do not match: missing {missing}, unknown {unknown}")
-    arr = np.zeros(1, dtype).view(np.recarray)
+    arr = np.zeros(1, dtype)
     for name in names:
         want = dtype[name]
         try:

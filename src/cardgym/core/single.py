@@ -11,7 +11,7 @@ import numpy as np
 import gymnasium as gym
 from gymnasium import spaces
 
-from .aec import check_seed, entropy_seed, parse_reset_options
+from .aec import check_seed, entropy_seed, parse_reset_options, render_frame
 from .game import RUNNING, DictEncoder, GameSpec
 from .opponents import resolve_opponent, resolve_seat
 
@@ -29,7 +29,7 @@ class CardGameEnv(gym.Env):
     """
 
     game: GameSpec = None  # type: ignore[assignment]
-    metadata = {"render_modes": ["ansi", "human"], "render_fps": 1}
+    metadata = {"render_modes": ["ansi", "human", "rgb_array"], "render_fps": 1}
 
     def __init__(
         self,
@@ -146,7 +146,6 @@ class CardGameEnv(gym.Env):
             seed = int(self._c.seedless(self._states, 0))
         else:
             seed = entropy_seed()
-        game = self.game
         if self._policy is None:
             self._seeds[0] = seed
             self.decisions += self._c.vec_reset(
@@ -216,11 +215,8 @@ class CardGameEnv(gym.Env):
             return None
         if not self._started:
             raise RuntimeError("render() called before reset()")
-        text = self.game.render_ansi(self._states[0], self.rules)
-        if self.render_mode == "ansi":
-            return text
-        print(text)
-        return None
+        # pictures show the table as the learner sees it; text shows the public table
+        return render_frame(self.game, self.render_mode, self._states[0], self.rules, viewer=self.seat)
 
     def close(self):
         pass

@@ -9,9 +9,14 @@ from gymnasium.vector.utils import batch_space
 
 from .aec import check_seed, entropy_seed
 from .game import DictEncoder, GameSpec
-from .opponents import resolve_seat
+from .opponents import is_bot_name, resolve_opponent, resolve_seat
 
 _MODES = {"next_step": AutoresetMode.NEXT_STEP, "same_step": AutoresetMode.SAME_STEP}
+
+
+#: batches at least this large are stepped on all of numba's threads (``numba.set_num_threads`` limits
+#: them); smaller ones in one thread, where starting the threads would cost more than it saves
+PARALLEL_MIN_ENVS = 256
 
 
 class CardGameVectorEnv(VectorEnv):
@@ -25,7 +30,9 @@ class CardGameVectorEnv(VectorEnv):
     Args:
         game: a :class:`GameSpec`.
         num_envs: batch size.
-        opponent: a bot name of the game (``"random"``, ``"greedy"``, ...).
+        opponent: a bot name of the game (``"random"``, ``"greedy"``, ...), played inside the compiled
+            step; or a saved model path / a policy (``(obs, mask) -> action``, batched ``act`` if it has
+            one), whose decisions are taken in batches from Python between compiled calls.
         seat: the learner's seat in every game, or ``"random"`` (drawn per episode).
         observation: a flat encoder name (``"vector"``).
         autoreset_mode: ``"next_step"`` (Gymnasium's default: the step after the end resets that game
@@ -51,16 +58,16 @@ class CardGameVectorEnv(VectorEnv):
     ):
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
-        if not isinstance(opponent, str):
-            raise ValueError(
-                f"make_vec opponents run compiled: opponent must be a bot name {sorted(game.bots)}, got {opponent!r}"
-            )
+        self._policy = None
+        if not is_bot_name(game, opponent):
+            # a model path or a Python policy: opponents are driven in batches from Python
+            _, self._policy = resolve_opponent(game, opponent)
         if autoreset_mode not in _MODES:
             raise ValueError(f"autoreset_mode must be one of {sorted(_MODES)}, got {autoreset_mode!r}")
         self.game = game
         self.rules = game.make_rules(**options)
         self._params = self.rules.params()
-        self._which_bot = game.bot_index(opponent)
+        self._which_bot = game.bot_index(opponent) if self._policy is None else 0
         self.encoder = game.encoder(observation)
         self._which_obs = game.obs_index(observation)
         self._c = game.compiled()
@@ -97,6 +104,12 @@ class CardGameVectorEnv(VectorEnv):
         self._all = np.ones(n, np.bool_)
         self._started = False
         self.decisions = 0  # every seat's decisions taken so far (benchmarks read it)
+        if self._policy is not None:
+            from ..agents.runner import BatchRunner
+
+            self._runner = BatchRunner(game, self.rules, n, observation)
+            self._runner.add_player(self._policy)
+            self._states, self._masks = self._runner.states, self._runner.masks
 
     def _out(self, arr):
         return arr.copy() if self.copy else arr
@@ -119,6 +132,11 @@ class CardGameVectorEnv(VectorEnv):
             raise ValueError(f"the vector env takes no reset options (got {sorted(options)}); stacked decks "
                              f"are for the single environments")
         seeds = self._seeds(seed)
+        if self._policy is not None:
+            self._started = True
+            self._policy_start(np.arange(self.num_envs), seeds)
+            self._needs_reset[:] = False
+            return self._out(self._obs), self._info()
         empty = np.empty(0, np.int8)
         self.decisions += self._c.vec_reset(
             self._states, self._params, seeds, self._seat_choice, self._seats, self._masks, self._obs,
@@ -146,11 +164,10 @@ class CardGameVectorEnv(VectorEnv):
         if not np.issubdtype(acts.dtype, np.integer):
             raise ValueError(f"actions must be integers, got dtype {acts.dtype}")
         self._acts[:] = acts
-        self.decisions += self._c.vec_step(
-            self._states, self._params, self._acts, self._seat_choice, self._seats, self._masks, self._obs,
-            self._rew, self._term, self._trunc, self._illegal, self._needs_reset, self._same_step, self._final,
-            self.illegal_penalty, self._which_bot, self._which_obs,
-        )
+        if self._policy is not None:
+            self._policy_step()
+        else:
+            self._compiled_step()
         info = self._info()
         if self._illegal.any():
             info["illegal_action"] = self._illegal.astype(bool)
@@ -163,6 +180,74 @@ class CardGameVectorEnv(VectorEnv):
         return (
             self._out(self._obs), self._out(self._rew), self._out(self._term), self._out(self._trunc), info,
         )
+
+    def _compiled_step(self):
+        step = self._c.vec_step_parallel if self.num_envs >= PARALLEL_MIN_ENVS else self._c.vec_step
+        self.decisions += step(
+            self._states, self._params, self._acts, self._seat_choice, self._seats, self._masks, self._obs,
+            self._rew, self._term, self._trunc, self._illegal, self._needs_reset, self._same_step, self._final,
+            self.illegal_penalty, self._which_bot, self._which_obs,
+        )
+
+    # ---------------------------------------------- Python-policy opponents (models, callables)
+    def _policy_start(self, idx, seeds):
+        """Reset records ``idx``, draw the learner seats and let the opponent policy play up to the
+        learner's first decision (the Python twin of the compiled ``start_episode``)."""
+        run, c = self._runner, self._c
+        run.reset(seeds, idx)
+        for i in idx:
+            seat = self._seat_choice if self._seat_choice >= 0 else int(c.draw_seat(self._states, int(i)))
+            self._seats[i] = seat
+            run.seat_player[i, :] = 0
+            run.seat_player[i, seat] = -1
+        self.decisions += run.play()
+        self._rew[idx] = run.rewards[idx, self._seats[idx]]
+        run.rewards[idx] = 0
+        self._obs[idx] = run.observe(idx, self._seats[idx])
+        self._term[idx] = False
+        self._trunc[idx] = False
+
+    def _policy_step(self):
+        run, c, n = self._runner, self._c, self.num_envs
+        self._illegal[:] = 0
+        restart = np.flatnonzero(self._needs_reset)
+        if restart.size:
+            seeds = np.array([c.seedless(self._states, int(i)) for i in restart], np.int64)
+            self._policy_start(restart, seeds)
+            self._needs_reset[restart] = False
+        busy = np.zeros(n, np.bool_)
+        busy[restart] = True
+        acts = self._acts
+        inside = (acts >= 0) & (acts < self._masks.shape[1])
+        legal = inside & (self._masks[np.arange(n), np.clip(acts, 0, self._masks.shape[1] - 1)] != 0)
+        bad = ~busy & ~legal
+        go = np.flatnonzero(~busy & legal)
+        run.rewards[:] = 0
+        run.apply(go, acts[go])
+        self.decisions += go.size + run.play()
+        status = self._states["status"]
+        stepped = ~busy
+        self._rew[stepped] = run.rewards[np.arange(n), self._seats][stepped]
+        run.rewards[:] = 0
+        self._term[stepped] = status[stepped] == 1
+        self._trunc[stepped] = status[stepped] == 2
+        if bad.any():
+            self._rew[bad] = self.illegal_penalty
+            self._term[bad] = True
+            self._trunc[bad] = False
+            self._illegal[bad] = 1
+        self._obs[stepped] = run.observe(np.flatnonzero(stepped), self._seats[stepped])
+        done = np.flatnonzero(stepped & (self._term | self._trunc))
+        if done.size:
+            if self._same_step:
+                self._final[done] = self._obs[done]
+                seeds = np.array([c.seedless(self._states, int(i)) for i in done], np.int64)
+                term, trunc, rew = self._term[done].copy(), self._trunc[done].copy(), self._rew[done].copy()
+                self._policy_start(done, seeds)
+                self._term[done], self._trunc[done], self._rew[done] = term, trunc, rew
+            else:
+                self._needs_reset[done] = True
+                self._masks[done] = 0
 
     def action_masks(self) -> np.ndarray:
         """Boolean masks ``(num_envs, num_actions)`` for the current observations."""

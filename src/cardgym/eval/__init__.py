@@ -20,7 +20,7 @@ import time
 
 import numpy as np
 
-from ..core.game import DictEncoder, GameSpec
+from ..core.game import GameSpec
 from .stats import bradley_terry, wilson
 
 __all__ = ["match", "tournament", "wilson", "bradley_terry", "play", "seat_rotations"]
@@ -35,16 +35,16 @@ def _game(game) -> GameSpec:
 
 
 def _resolve(game: GameSpec, player):
-    """A bot id (int) or a policy object with ``act``."""
-    if isinstance(player, str):
-        if player in game.bots:
-            return game.bot_index(player)
-        from ..agents import load_policy  # trained policies (optional: needs the train extra)
+    """A bot name stays a name; a model path loads a policy; a policy object is used as it is."""
+    from ..core.opponents import is_bot_name, load_model_opponent
 
-        return load_policy(player, game=game.name)
-    if hasattr(player, "act"):
+    if is_bot_name(game, player):
         return player
-    raise ValueError(f"player must be a bot name {sorted(game.bots)}, a saved policy path or an object with act()")
+    if isinstance(player, str):
+        return load_model_opponent(game, player)
+    if hasattr(player, "act") or callable(player):
+        return player
+    raise ValueError(f"player must be a bot name {sorted(game.bots)}, a saved model path or a policy, got {player!r}")
 
 
 def seat_rotations(num_players: int) -> list:
@@ -55,10 +55,14 @@ def seat_rotations(num_players: int) -> list:
 
 
 def play(game, rules, seeds: np.ndarray, seat_players: list, chunk: int = 2048, progress=None):
-    """Play one game per seed; ``seat_players[g][seat]`` is a bot id or a policy object.
+    """Play one game per seed; ``seat_players[g][seat]`` is a bot name or a policy.
 
-    Returns (rewards ``(games, num_players)``, status ``(games,)``, turns ``(games,)``, decisions).
+    Games whose seats are all bots run whole inside one compiled call (``play_games``); games with
+    policies run through :class:`cardgym.agents.runner.BatchRunner` (bots compiled, each policy acting
+    on a batch). Returns (rewards ``(games, num_players)``, status ``(games,)``, turns ``(games,)``).
     """
+    from ..agents.runner import BatchRunner
+
     game = _game(game)
     c = game.compiled()
     params = rules.params()
@@ -67,60 +71,35 @@ def play(game, rules, seeds: np.ndarray, seat_players: list, chunk: int = 2048, 
     rewards = np.zeros((g_total, n), np.float64)
     status = np.zeros(g_total, np.int8)
     turns = np.zeros(g_total, np.int32)
-    decisions = 0
     for start in range(0, g_total, chunk):
         stop = min(start + chunk, g_total)
         k = stop - start
-        states = game.new_states(k)
-        masks = np.zeros((k, game.num_actions), np.int8)
-        rew = np.zeros((k, n), np.float64)
-        players = seat_players[start:stop]
-        bots = np.array([[p if isinstance(p, int) else -1 for p in row] for row in players], np.int64)
-        if (bots >= 0).all():
+        rows = seat_players[start:stop]
+        if all(isinstance(p, str) for row in rows for p in row):
+            bots = np.array([[game.bot_index(p) for p in row] for row in rows], np.int64)
+            states = game.new_states(k)
+            masks = np.zeros((k, game.num_actions), np.int8)
+            rew = np.zeros((k, n), np.float64)
             st = np.zeros(k, np.int8)
             tu = np.zeros(k, np.int32)
-            decisions += c.play_games(states, params, seeds[start:stop], bots, masks, rew, st, tu, 10**9)
+            c.play_games(states, params, seeds[start:stop], bots, masks, rew, st, tu, 10**9)
             rewards[start:stop], status[start:stop], turns[start:stop] = rew, st, tu
         else:
-            decisions += _play_mixed(game, c, rules, params, states, masks, rew, seeds[start:stop], players, bots)
-            rewards[start:stop] = rew
-            status[start:stop] = states["status"]
-            turns[start:stop] = states["turn"]
+            run = BatchRunner(game, rules, k)
+            ids = {}
+            for i, row in enumerate(rows):
+                for seat, p in enumerate(row):
+                    if id(p) not in ids:
+                        ids[id(p)] = run.add_player(p)
+                    run.seat_player[i, seat] = ids[id(p)]
+            run.reset(seeds[start:stop])
+            run.play()
+            rewards[start:stop] = run.rewards[:, :n]
+            status[start:stop] = run.status
+            turns[start:stop] = run.states["turn"]
         if progress is not None:
             progress(k)
-    return rewards, status, turns, decisions
-
-
-def _play_mixed(game, c, rules, params, states, masks, rew, seeds, players, bots):
-    """Bots run compiled; each policy acts on a batch of the records waiting for it."""
-    empty = np.empty(0, np.int8)
-    c.batch_reset(states, params, np.asarray(seeds, np.int64), masks, empty, 0)
-    enc = game.encoder("vector")
-    if isinstance(enc, DictEncoder):  # pragma: no cover - every game has a flat "vector" encoder
-        raise ValueError("policies need a flat encoder")
-    size = enc.size(rules)
-    which = game.obs_index("vector")
-    policies = {id(p): p for row in players for p in row if not isinstance(p, int)}
-    decisions = 0
-    while True:
-        decisions += c.advance_bot_seats(states, params, bots, masks, rew, 10**9)
-        running = np.flatnonzero(states["status"] == 0)
-        if running.size == 0:
-            return decisions
-        cur = states["current"][running].astype(np.int64)
-        for pid, policy in policies.items():
-            sel = np.array([i for i, s in zip(running, cur) if players[i][s] is policy], np.int64)
-            if sel.size == 0:
-                continue
-            seats = states["current"][sel].astype(np.int64)
-            obs = np.zeros((sel.size, size), np.float32)
-            c.batch_observe(states, params, sel, seats, obs, which)
-            acts = np.asarray(policy.act(obs, masks[sel]), np.int64).reshape(-1)
-            bad = masks[sel, acts] == 0
-            if bad.any():
-                raise ValueError(f"policy {policy!r} chose an illegal action {int(acts[bad][0])}")
-            c.batch_apply(states, params, sel, acts, masks, rew)
-            decisions += sel.size
+    return rewards, status, turns
 
 
 class _Progress:
@@ -177,7 +156,7 @@ def match(game, a, b, num_players: int = 2, games: int = 2000, seed: int = 0, pr
     label = f"{a} vs {b}"
     bar = _Progress(len(seeds), label, progress)
     t0 = time.perf_counter()
-    rewards, status, turns, _ = play(game, rules, seeds, seat_players, progress=bar)
+    rewards, status, turns = play(game, rules, seeds, seat_players, progress=bar)
     bar.close()
     dt = time.perf_counter() - t0
     won = rewards > 0
@@ -190,10 +169,12 @@ def match(game, a, b, num_players: int = 2, games: int = 2000, seed: int = 0, pr
     points = wins + 0.5 * draws
     lo, hi = wilson(points, n)
     a_mean = float(np.mean(np.sum(np.where(layouts == 0, rewards, 0.0), axis=1) / np.maximum(1, (layouts == 0).sum(1))))
+    b_mean = float(np.mean(np.sum(np.where(layouts == 1, rewards, 0.0), axis=1) / np.maximum(1, (layouts == 1).sum(1))))
     return {
         "a": str(a), "b": str(b), "games": n, "wins": wins, "losses": losses, "draws": draws,
         "a_win_rate": round(points / n, 4), "ci95": [round(lo, 4), round(hi, 4)],
-        "a_mean_reward": round(a_mean, 4), "mean_turns": round(float(turns.mean()), 2),
+        "a_mean_reward": round(a_mean, 4), "b_mean_reward": round(b_mean, 4),
+        "truncated": int(np.sum(status == 2)), "mean_turns": round(float(turns.mean()), 2),
         "seconds": round(dt, 3), "games_per_second": round(n / dt, 1) if dt > 0 else None,
     }
 
@@ -202,7 +183,9 @@ def tournament(game, players: list, num_players: int = 2, games: int = 2000, see
                progress: bool = False, **options) -> dict:
     """Round robin of every pair of ``players`` (duplicate matches) and their ratings.
 
-    Returns ``{"game", "num_players", "pairs": [match results...], "ratings": {player: elo}}``.
+    Returns ``{"game", "num_players", "pairs": [match results...], "ratings": {player: elo}}``; the
+    ratings are fit for 2-player matches only (``None`` otherwise: with more players each match is one
+    seat against the field, which is not a head-to-head result).
     """
     if len(players) < 2:
         raise ValueError(f"a tournament needs at least two players, got {players}")
@@ -214,5 +197,6 @@ def tournament(game, players: list, num_players: int = 2, games: int = 2000, see
         r = match(game, a, b, num_players=num_players, games=games, seed=seed, progress=progress, **options)
         pairs.append(r)
         scores[(str(a), str(b))] = (r["wins"] + 0.5 * r["draws"], r["games"])
-    ratings = bradley_terry([str(p) for p in players], scores)
+    # a Bradley-Terry fit needs head-to-head results; "one seat against the field" scores are not
+    ratings = bradley_terry([str(p) for p in players], scores) if num_players == 2 else None
     return {"game": _game(game).name, "num_players": num_players, "pairs": pairs, "ratings": ratings}

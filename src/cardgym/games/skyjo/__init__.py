@@ -5,6 +5,7 @@ from __future__ import annotations
 from ...core.game import DictEncoder, FlatEncoder, GameSpec
 from . import views
 from .bots import bot_greedy, bot_random
+from .expert import bot_expert
 from .kernels import apply, legal, observe_vector, reset, state_vector
 from .rules import DECK, MAX_PLAYERS, MIN_PLAYERS, NUM_ACTIONS, STATE_DTYPE, SkyjoRules
 
@@ -39,7 +40,7 @@ GAME = GameSpec(
             doc="readable grids (value, 13 = face down, 14 = removed), piles, scores; see docs/skyjo.md",
         ),
     },
-    bots={"random": bot_random, "greedy": bot_greedy},
+    bots={"random": bot_random, "greedy": bot_greedy, "expert": bot_expert},
     action_to_str=views.action_to_str,
     render_ansi=views.render_ansi,
     result=views.result,

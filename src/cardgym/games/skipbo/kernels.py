@@ -1,0 +1,505 @@
+"""Skip-Bo rules kernels (compiled): reset, legal, apply, state_vector.
+
+All functions are ``numba.njit(cache=True)`` over one state record ``s`` (dtype
+``rules.STATE_DTYPE``) and the parameter vector ``p`` (``SkipBoRules.params()``). Nothing allocates.
+"""
+
+from __future__ import annotations
+
+from numba import njit
+
+from ...core.rng import below, seed_record
+from .._shared.builds import play as build_play
+from .._shared.builds import take_under_tops
+from .._shared.cards import deck_order, refill_from
+from .rules import (
+    A_DISCARD,
+    A_PASS,
+    DECK_SIZE,
+    FULL_DECK,
+    HAND,
+    NUM_CODES,
+    NUM_DISCARDS,
+    NUM_PILES,
+    OUT_DRAW,
+    OUT_NONE,
+    OUT_WIN,
+    P_DIRECTIONS,
+    P_FIRST,
+    P_MATCH,
+    MAX_TURN_PLAYS,
+    P_MAX_TURNS,
+    P_NUM_PLAYERS,
+    P_RECYCLE,
+    P_RECYCLE_BUILDS,
+    P_REWARD,
+    P_STALL_ROUNDS,
+    P_STOCK,
+    P_STOCK_POINTS,
+    P_TEAMS,
+    P_WILD_COVER,
+    S_DISCARD,
+    S_HAND_WILD,
+    S_PARTNER_DISCARD,
+    S_PARTNER_STOCK,
+    S_STOCK,
+    TOP,
+)
+
+RUNNING, TERMINATED, TRUNCATED = 0, 1, 2
+
+
+# --------------------------------------------------------------------------------------- helpers
+@njit(cache=True)
+def pile_start(p, b):
+    """First value of build pile ``b`` (12 for the descending piles of two_up_two_down)."""
+    if p[P_DIRECTIONS] == 1 and b >= 2:
+        return 12
+    return 1
+
+
+@njit(cache=True)
+def pile_step(p, b):
+    if p[P_DIRECTIONS] == 1 and b >= 2:
+        return -1
+    return 1
+
+
+@njit(cache=True)
+def need(s, p, b):
+    """Value build pile ``b`` needs next."""
+    if p[P_DIRECTIONS] == 1 and b >= 2:
+        return 12 - s.heights[b]
+    return 1 + s.heights[b]
+
+
+@njit(cache=True)
+def partner_of(s, p, seat):
+    """Partner seat in teams, -1 otherwise."""
+    if p[P_TEAMS] == 0:
+        return -1
+    n = s.num_players
+    return (seat + n // 2) % n
+
+
+@njit(cache=True)
+def same_team(s, p, a, b):
+    if a == b:
+        return True
+    return p[P_TEAMS] != 0 and b == (a + s.num_players // 2) % s.num_players
+
+
+@njit(cache=True)
+def stock_top(s, seat):
+    """Top card code of ``seat``'s stock, -1 if empty."""
+    return s.stop[seat]
+
+
+@njit(cache=True)
+def disc_top(s, seat, d):
+    """Top card code of ``seat``'s discard pile ``d``, -1 if empty."""
+    return s.dtop[seat, d]
+
+
+@njit(cache=True)
+def recyclable(s, p):
+    """Could a new draw pile be made now (completed stack or cards under build-pile tops)?"""
+    if s.done_len > 0:
+        return True
+    if p[P_RECYCLE_BUILDS] != 0:
+        for b in range(NUM_PILES):
+            if s.bcounts[b] > 1:
+                return True
+    return False
+
+
+@njit(cache=True)
+def refill_draw(s, p):
+    """The draw pile is empty: build a new one. Returns True if it now has cards."""
+    if s.done_len > 0:
+        s.draw_len = refill_from(s, s.draw, 0, s.done, s.done_len)
+        s.done_len = 0
+    elif p[P_RECYCLE_BUILDS] != 0:
+        k = take_under_tops(s.builds, s.bcounts, s.done, 0)  # the completed stack is empty: use it
+        if k > 0:
+            s.draw_len = refill_from(s, s.draw, 0, s.done, k)
+    return s.draw_len > 0
+
+
+@njit(cache=True)
+def draw_cards(s, p, seat, k):
+    """Draw up to ``k`` cards into ``seat``'s hand (recycling when the draw pile is empty)."""
+    for _ in range(k):
+        if s.draw_len == 0:
+            if not refill_draw(s, p):
+                return
+        c = s.draw[s.draw_len - 1]
+        s.draw_len -= 1
+        s.hand[seat, c] += 1
+        s.hand_len[seat] += 1
+
+
+# --------------------------------------------------------------------------------------- dealing
+@njit(cache=True)
+def deal(s, p, deck, deck_len, start):
+    """Deal a new hand (stacked deck if ``deck_len > 0``) and start ``start``'s turn."""
+    n = s.num_players
+    size = p[P_STOCK]
+    order = s.done  # scratch: the deal order, front = top of the deck
+    deck_order(s, FULL_DECK, deck, deck_len, order)
+    for i in range(n):
+        for r in range(size):
+            s.stock[i, r] = order[r * n + i]  # each new card goes on top: index r = r-th card dealt
+        s.stock_len[i] = size
+        s.stop[i] = s.stock[i, size - 1]
+        for c in range(NUM_CODES):
+            s.hand[i, c] = 0
+        s.hand_len[i] = 0
+        for d in range(NUM_DISCARDS):
+            s.disc_len[i, d] = 0
+            s.dtop[i, d] = -1
+            for c in range(NUM_CODES):
+                s.disc_cnt[i, d, c] = 0
+    for i in range(n, s.stock_len.shape[0]):
+        s.stock_len[i] = 0
+        s.hand_len[i] = 0
+        s.stop[i] = -1
+        for d in range(NUM_DISCARDS):
+            s.disc_len[i, d] = 0
+            s.dtop[i, d] = -1
+    rest = DECK_SIZE - n * size
+    for j in range(rest):
+        s.draw[j] = order[DECK_SIZE - 1 - j]  # the deck's next card is the draw pile's top
+    s.draw_len = rest
+    s.done_len = 0
+    for b in range(NUM_PILES):
+        s.heights[b] = 0
+        s.bcounts[b] = 0
+    s.cover = -1
+    s.idle = 0
+    s.hand_turns = 0
+    s.hand_start = start
+    s.current = start
+    start_turn(s, p)
+
+
+@njit(cache=True)
+def start_turn(s, p):
+    seat = s.current
+    s.played = 0
+    s.turn_plays = 0
+    if s.hand_len[seat] < HAND:
+        draw_cards(s, p, seat, HAND - s.hand_len[seat])
+
+
+@njit(cache=True)
+def reset(s, p, seed, deck, deck_len):
+    seed_record(s, seed)
+    n = p[P_NUM_PLAYERS]
+    s.num_players = n
+    s.status = RUNNING
+    s.turn = 0
+    for i in range(s.reward.shape[0]):
+        s.reward[i] = 0.0
+        s.totals[i] = 0
+        s.points[i] = 0
+    s.hands = 0
+    s.winner = -1
+    s.outcome = OUT_NONE
+    first = p[P_FIRST]
+    if first < 0:
+        first = below(s, n)
+    deal(s, p, deck, deck_len, first)
+
+
+# --------------------------------------------------------------------------------------- legality
+@njit(cache=True)
+def _has(s, seat, partner, v, hand_too):
+    """Is a numbered card ``v`` available to ``seat`` from some source top (or the hand)?"""
+    if hand_too and s.hand[seat, v] > 0:
+        return True
+    if stock_top(s, seat) == v:
+        return True
+    for d in range(NUM_DISCARDS):
+        if disc_top(s, seat, d) == v:
+            return True
+    if partner >= 0:
+        if stock_top(s, partner) == v:
+            return True
+        for d in range(NUM_DISCARDS):
+            if disc_top(s, partner, d) == v:
+                return True
+    return False
+
+
+@njit(cache=True)
+def wild_ok(s, p, seat, partner, b):
+    """May a wild go on build pile ``b`` now (wild_must_be_covered: only if it can be covered)?"""
+    if p[P_WILD_COVER] == 0:
+        return True
+    v = need(s, p, b)
+    nxt = v + pile_step(p, b)
+    if nxt < 1 or nxt > 12:
+        return False  # the wild would be the pile's last card
+    return _has(s, seat, partner, nxt, True)
+
+
+@njit(cache=True)
+def legal(s, p, mask):
+    for a in range(mask.shape[0]):
+        mask[a] = 0
+    if s.status != RUNNING:
+        return
+    seat = s.current
+    partner = partner_of(s, p, seat)
+    st = stock_top(s, seat)
+    pst = -1
+    if partner >= 0:
+        pst = stock_top(s, partner)
+    if s.cover >= 0:  # only the covering plays onto that pile
+        b = s.cover
+        v = need(s, p, b)
+        if st == v:
+            mask[S_STOCK * 4 + b] = 1
+        if s.hand[seat, v] > 0:
+            mask[v * 4 + b] = 1
+        for d in range(NUM_DISCARDS):
+            if disc_top(s, seat, d) == v:
+                mask[(S_DISCARD + d) * 4 + b] = 1
+        if partner >= 0:
+            if pst == v:
+                mask[S_PARTNER_STOCK * 4 + b] = 1
+            for d in range(NUM_DISCARDS):
+                if disc_top(s, partner, d) == v:
+                    mask[(S_PARTNER_DISCARD + d) * 4 + b] = 1
+        return
+    for b in range(NUM_PILES):
+        v = need(s, p, b)
+        w = wild_ok(s, p, seat, partner, b)
+        if st == v or (st == 0 and w):
+            mask[S_STOCK * 4 + b] = 1
+        if s.hand[seat, v] > 0:
+            mask[v * 4 + b] = 1
+        if w and s.hand[seat, 0] > 0:
+            mask[S_HAND_WILD * 4 + b] = 1
+        for d in range(NUM_DISCARDS):
+            t = disc_top(s, seat, d)
+            if t == v or (t == 0 and w):
+                mask[(S_DISCARD + d) * 4 + b] = 1
+        if partner >= 0:
+            if pst == v or (pst == 0 and w):
+                mask[S_PARTNER_STOCK * 4 + b] = 1
+            for d in range(NUM_DISCARDS):
+                t = disc_top(s, partner, d)
+                if t == v or (t == 0 and w):
+                    mask[(S_PARTNER_DISCARD + d) * 4 + b] = 1
+    if s.hand_len[seat] == 0:
+        mask[A_PASS] = 1
+        return
+    for c in range(NUM_CODES):
+        if s.hand[seat, c] > 0:
+            k = c - 1 if c > 0 else 12
+            base = A_DISCARD + k * 4
+            mask[base] = 1
+            mask[base + 1] = 1
+            mask[base + 2] = 1
+            mask[base + 3] = 1
+
+
+# --------------------------------------------------------------------------------------- apply
+@njit(cache=True)
+def _end_hand_win(s, p, w):
+    n = s.num_players
+    pts = 25
+    if p[P_STOCK_POINTS] != 0:
+        for i in range(n):
+            if not same_team(s, p, w, i):
+                pts += 5 * s.stock_len[i]
+    target = p[P_MATCH]
+    s.hands += 1
+    s.winner = w
+    s.outcome = OUT_WIN
+    for i in range(n):
+        if same_team(s, p, w, i):
+            s.points[i] = pts
+            s.totals[i] += pts
+            if p[P_REWARD] == 1:
+                s.reward[i] = pts
+        else:
+            s.points[i] = 0
+    if target == 0 or s.totals[w] >= target:
+        s.status = TERMINATED
+        if p[P_REWARD] == 0:
+            for i in range(n):
+                s.reward[i] = 1.0 if same_team(s, p, w, i) else -1.0
+    else:
+        s.turn += 1  # the winning turn counts
+        deal(s, p, s.done, 0, (s.hand_start + 1) % n)
+        if s.turn >= p[P_MAX_TURNS]:
+            s.status = TRUNCATED
+
+
+@njit(cache=True)
+def _end_hand_draw(s, p):
+    n = s.num_players
+    s.hands += 1
+    s.winner = -1
+    s.outcome = OUT_DRAW
+    for i in range(n):
+        s.points[i] = 0
+    if p[P_MATCH] == 0:
+        s.status = TERMINATED
+    else:
+        deal(s, p, s.done, 0, (s.hand_start + 1) % n)
+
+
+@njit(cache=True)
+def _end_turn(s, p):
+    n = s.num_players
+    s.turn += 1
+    s.hand_turns += 1
+    if s.played != 0:
+        s.idle = 0
+    elif s.draw_len == 0 and not recyclable(s, p):
+        s.idle += 1
+    else:
+        s.idle = 0
+    if p[P_STALL_ROUNDS] > 0 and s.idle >= p[P_STALL_ROUNDS] * n:
+        _end_hand_draw(s, p)
+        if s.status != RUNNING:
+            return
+    else:
+        s.current = (s.current + 1) % n
+        start_turn(s, p)
+    if s.turn >= p[P_MAX_TURNS]:
+        s.status = TRUNCATED
+
+
+@njit(cache=True)
+def apply(s, p, action):
+    for i in range(s.reward.shape[0]):
+        s.reward[i] = 0.0
+    seat = s.current
+    if action == A_PASS:
+        _end_turn(s, p)
+        return
+    if action >= A_DISCARD:
+        k = action - A_DISCARD
+        ci = k // 4
+        d = k % 4
+        c = ci + 1 if ci < 12 else 0
+        s.hand[seat, c] -= 1
+        s.hand_len[seat] -= 1
+        L = s.disc_len[seat, d]
+        s.disc[seat, d, L] = c
+        s.disc_len[seat, d] = L + 1
+        s.dtop[seat, d] = c
+        s.disc_cnt[seat, d, c] += 1
+        _end_turn(s, p)
+        return
+    src = action // 4
+    b = action % 4
+    owner = -1  # whose stock the card came from
+    if src == S_STOCK or src == S_PARTNER_STOCK:
+        owner = seat if src == S_STOCK else partner_of(s, p, seat)
+        L = s.stock_len[owner] - 1
+        c = s.stock[owner, L]
+        s.stock_len[owner] = L
+        s.stop[owner] = s.stock[owner, L - 1] if L > 0 else -1
+    elif src <= S_HAND_WILD:
+        c = src if src < S_HAND_WILD else 0
+        s.hand[seat, c] -= 1
+        s.hand_len[seat] -= 1
+    else:
+        if src < S_PARTNER_STOCK:
+            who = seat
+            d = src - S_DISCARD
+        else:
+            who = partner_of(s, p, seat)
+            d = src - S_PARTNER_DISCARD
+        L = s.disc_len[who, d] - 1
+        c = s.disc[who, d, L]
+        s.disc_len[who, d] = L
+        s.dtop[who, d] = s.disc[who, d, L - 1] if L > 0 else -1
+        s.disc_cnt[who, d, c] -= 1
+    if p[P_WILD_COVER] != 0:
+        s.cover = b if c == 0 else -1
+    old_done = s.done_len
+    completed, new_done = build_play(s.builds, s.heights, s.bcounts, b, c, TOP, s.done, s.done_len)
+    if completed and p[P_RECYCLE] == 1:
+        s.draw_len = refill_from(s, s.draw, s.draw_len, s.done[old_done:], new_done - old_done)
+        s.done_len = old_done
+    else:
+        s.done_len = new_done
+    s.played = 1
+    s.turn_plays += 1
+    if owner >= 0 and s.stock_len[owner] == 0:
+        partner = partner_of(s, p, owner)
+        if partner < 0 or s.stock_len[partner] == 0:
+            _end_hand_win(s, p, seat)
+            return
+    if s.hand_len[seat] == 0:
+        draw_cards(s, p, seat, HAND)
+    if s.turn_plays >= MAX_TURN_PLAYS:
+        s.status = TRUNCATED  # a turn that never ends (see MAX_TURN_PLAYS)
+
+
+# --------------------------------------------------------------------------------------- state
+@njit(cache=True)
+def state_size_n(n):
+    # per seat: hand 13, stock counts 13, stock top 13, stock size 1, discard tops 52, discard counts 52
+    return n * (13 + 13 + 13 + 1 + 52 + 52) + 48 + 4 + 13 + 1 + 1 + 4 + n + n
+
+
+@njit(cache=True)
+def state_vector(s, p, out):
+    """Full-information state (absolute seats): per seat hand counts, stock contents counts, stock top
+    one-hot, stock size, discard tops one-hot, discard counts; then build-pile need one-hot and heights,
+    draw-pile counts, draw size, completed size, cover pile one-hot, current seat one-hot, totals."""
+    n = s.num_players
+    for k in range(out.shape[0]):
+        out[k] = 0.0
+    o = 0
+    for i in range(n):
+        for c in range(NUM_CODES):
+            out[o + c] = s.hand[i, c]
+        o += 13
+        for r in range(s.stock_len[i]):
+            out[o + s.stock[i, r]] += 1.0
+        o += 13
+        t = stock_top(s, i)
+        if t >= 0:
+            out[o + t] = 1.0
+        o += 13
+        out[o] = s.stock_len[i]
+        o += 1
+        for d in range(NUM_DISCARDS):
+            t = disc_top(s, i, d)
+            if t >= 0:
+                out[o + d * 13 + t] = 1.0
+        o += 52
+        for d in range(NUM_DISCARDS):
+            for c in range(NUM_CODES):
+                out[o + d * 13 + c] = s.disc_cnt[i, d, c]
+        o += 52
+    for b in range(NUM_PILES):
+        out[o + b * 12 + need(s, p, b) - 1] = 1.0
+    o += 48
+    for b in range(NUM_PILES):
+        out[o + b] = s.heights[b]
+    o += 4
+    for k in range(s.draw_len):
+        out[o + s.draw[k]] += 1.0
+    o += 13
+    out[o] = s.draw_len
+    o += 1
+    out[o] = s.done_len
+    o += 1
+    if s.cover >= 0:
+        out[o + s.cover] = 1.0
+    o += 4
+    if s.status == RUNNING:
+        out[o + s.current] = 1.0
+    o += n
+    for i in range(n):
+        out[o + i] = s.totals[i]

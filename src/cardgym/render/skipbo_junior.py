@@ -1,0 +1,76 @@
+"""Skip-Bo Junior scene: build piles, draw pile, completed stack; per player the stock (top face up and
+its size) and the three face-up hand stacks, fanned (the last card is the playable top).
+
+In Junior everything but the stocks under their top and the draw pile is face up, so the public view
+and a seat's view differ only in the "(you)" mark and, for the seat to act, the highlighted playable
+cards.
+"""
+
+from __future__ import annotations
+
+from ..games.skipbo_junior.rules import END_TURN, NUM_PILES, NUM_STACKS
+from ._common import check_viewer, legal_mask, you
+from .scene import BACK, VALUE, WILD, Card, Pile, Region, Scene
+
+FAN_SLOTS = 7
+
+
+def _card(code) -> Card:
+    code = int(code)
+    return Card(WILD) if code == 0 else Card(VALUE, code)
+
+
+def scene(r, rules, viewer=None) -> Scene:
+    n = int(r["num_players"])
+    viewer = check_viewer(viewer, n)
+    st = int(r["status"])
+    cur = int(r["current"])
+    running = st == 0
+    title = f"Skip-Bo Junior - turn {int(r['turn'])}"
+    if running:
+        status = f"player_{cur}{you(cur, viewer)} to play"
+    elif int(r["winner"]) >= 0:
+        status = f"player_{int(r['winner'])} wins"
+    else:
+        status = "draw (stall rule)" if st == 1 else "truncated (max_turns)"
+    lines = [status, "first to play the last card of their stock wins"]
+
+    builds = []
+    for b in range(NUM_PILES):
+        h, c = int(r["heights"][b]), int(r["bcounts"][b])
+        cards = [_card(r["builds"][b, c - 1])] if h and c else []
+        builds.append(Pile(cards, "stack", f"B{b + 1}", f"next {h + 1}", count=c))
+    drl, dnl = int(r["draw_len"]), int(r["done_len"])
+    draw = Pile([Card(BACK)] if drl else [], "stack", "draw", str(drl), count=drl)
+    done = Pile([Card(BACK)] if dnl else [], "stack", "done", str(dnl), count=dnl)
+    table = Region("Build piles", rows=[builds + [draw, done]])
+
+    play = set()
+    if running and viewer == cur:
+        from ..games.skipbo_junior import GAME
+
+        mask = legal_mask(GAME, r, rules)
+        play = {a // 4 for a in range(END_TURN) if mask[a]}
+    players = []
+    for i in range(n):
+        mine = running and viewer == cur == i
+        k = int(r["stock_len"][i])
+        top = _card(r["stock"][i, k - 1]) if k else None
+        if top is not None and mine and 0 in play:
+            top.highlight = True
+        row = [Pile([top] if top else [], "stack", "stock", str(k), count=k)]
+        for j in range(NUM_STACKS):
+            m = int(r["stack_len"][i, j])
+            cards = [_card(x) for x in r["stacks"][i, j, :m]]
+            if cards and mine and (j + 1) in play:
+                cards[-1].highlight = True
+            row.append(Pile(cards, "fan", f"S{j + 1}", "", fan_slots=FAN_SLOTS))
+        players.append(
+            Region(
+                f"player_{i}{you(i, viewer)}",
+                rows=[row],
+                lines=[f"stock {k} left"],
+                active=running and i == cur,
+            )
+        )
+    return Scene("skipbo_junior", title, lines, table, players, viewer)

@@ -1,0 +1,605 @@
+"""The built-in PPO trainer: masked-logit PPO in plain torch on a compiled batch of games.
+
+One learner seat per game; every other seat is played by an opponent drawn at each episode start
+from a mixture of the game's bots and a pool of the learner's own past snapshots (self-play). Bots
+decide inside compiled calls, snapshots in batched forward passes (see
+:class:`cardgym.agents.runner.BatchRunner`). Everything random (deals, seats, opponents, action
+sampling) comes from the run's seed, and torch runs deterministic on the CPU, so one command run twice
+writes the same ``results.json``.
+
+Outputs in ``--out``: ``model.pt`` (the final policy, a :func:`cardgym.agents.load_policy` file),
+``checkpoint.pt`` + ``checkpoint_env.npz`` (resume with ``--resume``), ``log.csv`` (one row per
+iteration), ``results.json`` (config, final duplicate evaluation against every bot), ``timing.json``
+(wall time, steps/s), ``curve.png`` (evaluation win rates over training).
+"""
+
+from __future__ import annotations
+
+import csv
+import dataclasses
+import json
+import math
+import os
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+# torch's OpenMP threads spin while waiting by default; on a shared 2-core machine that costs ~3x.
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+
+from ..agents import FORMAT, PolicyNet, TorchPolicy, save_policy  # noqa: E402
+from ..agents.runner import EXTERNAL, BatchRunner  # noqa: E402
+from .evaluate import duplicate_eval, format_result  # noqa: E402
+
+# Per-game defaults of ``cardgym train GAME`` (command-line flags override them).
+PRESETS = {
+    # Skyjo: train on per-round points (dense) as a zero-sum difference, plus a win bonus at the end.
+    "skyjo": dict(rules={"reward": "score"}, reward="diff", reward_scale=0.02, win_bonus=1.0,
+                  opponents="greedy:0.6,random:0.05,self:0.35", total_steps=30_000_000),
+    "skipbo": dict(opponents="greedy:0.5,random:0.1,self:0.4", total_steps=20_000_000),
+    "skipbo_junior": dict(opponents="greedy:0.5,random:0.1,self:0.4", total_steps=20_000_000),
+}
+
+
+@dataclass
+class Config:
+    game: str = "skyjo"
+    rules: dict = field(default_factory=dict)  # rule options of the game (num_players defaults to 2)
+    out: str = "runs/skyjo"
+    seed: int = 0
+    total_steps: int = 10_000_000  # learner decisions
+    num_envs: int = 1024
+    rollout: int = 64  # steps per env per iteration
+    epochs: int = 3
+    minibatch: int = 8192
+    lr: float = 3e-4
+    anneal_lr: bool = True
+    gamma: float = 0.997
+    lam: float = 0.95
+    clip: float = 0.2
+    ent_coef: float = 0.01
+    vf_coef: float = 0.5
+    max_grad_norm: float = 0.5
+    hidden: tuple = (256, 256)
+    opponents: str = "greedy:0.5,random:0.1,self:0.4"  # bot names, "self" = snapshot pool
+    pool_size: int = 8
+    snapshot_every: int = 10  # iterations
+    seat: str = "random"  # learner seat: "random" or a seat number
+    reward: str = "env"  # "env": the game's reward; "diff": own reward minus the others' mean
+    reward_scale: float = 1.0
+    win_bonus: float = 0.0  # +b / -b at the end for strictly best / not best total reward (0 on a tie)
+    observation: str = "vector"
+    eval_every: int = 10  # iterations (0: never during training)
+    eval_games: int = 400
+    final_eval_games: int = 2000
+    eval_seed: int = 1_000_000
+    checkpoint_every: int = 10
+    threads: int = 2
+    progress: bool = True
+
+
+def parse_spec(spec: str) -> list:
+    out = []
+    for part in spec.split(","):
+        part = part.strip()
+        if not part:
+            continue
+        name, _, w = part.partition(":")
+        out.append((name.strip(), float(w) if w else 1.0))
+    if not out or any(w < 0 for _, w in out) or sum(w for _, w in out) <= 0:
+        raise ValueError(f"--opponents must look like 'greedy:0.5,random:0.1,self:0.4', got {spec!r}")
+    return out
+
+
+class Progress:
+    """A dependency-free progress bar on stderr (one line per update when not a terminal)."""
+
+    def __init__(self, total: int, enabled: bool = True):
+        self.total, self.enabled = total, enabled
+        self.tty = sys.stderr.isatty()
+        self.t0 = time.perf_counter()
+        self._last = 0.0
+
+    def update(self, done: int, text: str = "", force: bool = False):
+        if not self.enabled:
+            return
+        now = time.perf_counter()
+        if not self.tty and not force and now - self._last < 10:
+            return
+        self._last = now
+        frac = min(1.0, done / max(1, self.total))
+        el = now - self.t0
+        eta = el / frac - el if frac > 0 else 0
+        bar = "#" * int(frac * 24) + "." * (24 - int(frac * 24))
+        line = (f"[{bar}] {100 * frac:5.1f}% {done / 1e6:.2f}M/{self.total / 1e6:.2f}M "
+                f"{el / 60:4.1f}m<{eta / 60:4.1f}m {text}")
+        sys.stderr.write(("\r" + line + "\033[K") if self.tty else line + "\n")
+        sys.stderr.flush()
+
+    def close(self):
+        if self.enabled and self.tty:
+            sys.stderr.write("\n")
+
+
+class Trainer:
+    def __init__(self, cfg: Config):
+        import torch
+
+        import cardgym
+
+        self.torch = torch
+        self.cfg = cfg
+        torch.set_num_threads(max(1, int(cfg.threads)))
+        torch.use_deterministic_algorithms(True)
+        torch.manual_seed(cfg.seed)
+        self.rng = np.random.default_rng(cfg.seed)
+        self.game = cardgym.get_game(cfg.game)
+        rules = dict(cfg.rules)
+        rules.setdefault("num_players", 2)
+        cfg.rules = rules
+        self.rules = self.game.make_rules(**rules)
+        self.eval_rules = {k: v for k, v in rules.items() if k != "reward"}
+        self.np = int(self.rules.num_players)
+        n = int(cfg.num_envs)
+        self.n = n
+        self.run = BatchRunner(self.game, self.rules, n, cfg.observation)
+        self.obs_size = self.run.obs_size
+        self.A = self.game.num_actions
+        self.net = PolicyNet(self.obs_size, self.A, tuple(cfg.hidden))
+        self.opt = torch.optim.Adam(self.net.parameters(), lr=cfg.lr, eps=1e-5)
+        self.mix = parse_spec(cfg.opponents)
+        self.kinds = [k for k, _ in self.mix]
+        w = np.array([w for _, w in self.mix], np.float64)
+        self.mix_p = w / w.sum()
+        self.bot_pid = {}
+        for k in self.kinds:
+            if k != "self":
+                self.bot_pid[k] = self.run.add_player(k)
+        self.pool_pids: list = []
+        self.pool_states: list = []
+        self.pool_next = 0
+        if "self" in self.kinds:
+            self._snapshot()
+        self.env_kind = np.zeros(n, np.int64)  # index into self.kinds
+        self.seats = np.zeros(n, np.int64)
+        self.ep_ret = np.zeros((n, self.game.max_players), np.float64)
+        self.ep_len = np.zeros(n, np.int64)
+        self.iteration = 0
+        self.steps = 0
+        self.decisions = 0
+        self.episodes = 0
+        self.window = {k: [] for k in self.kinds}  # recent outcomes (1 / 0.5 / 0) by opponent kind
+        self.eval_history: list = []
+        self.seat_fixed = -1 if cfg.seat == "random" else int(cfg.seat)
+        self.out = Path(cfg.out)
+
+    # ------------------------------------------------------------ opponents
+    def _policy_copy(self, seed):
+        net = PolicyNet(self.obs_size, self.A, tuple(self.cfg.hidden))
+        net.load_state_dict(self.net.state_dict())
+        return TorchPolicy(net, {"game": self.cfg.game}, deterministic=False, seed=seed)
+
+    def _snapshot(self):
+        seed = int(self.rng.integers(2**62))
+        pol = self._policy_copy(seed)
+        state = {k: v.clone() for k, v in self.net.state_dict().items()}
+        if len(self.pool_pids) < self.cfg.pool_size:
+            self.pool_pids.append(self.run.add_player(pol))
+            self.pool_states.append((state, seed))
+        else:
+            slot = self.pool_next % self.cfg.pool_size
+            self.run.set_policy(self.pool_pids[slot], pol)
+            self.pool_states[slot] = (state, seed)
+            self.pool_next += 1
+
+    def _assign(self, idx):
+        """New seeds, seats and opponents for records ``idx``; reset and play up to the learner."""
+        idx = np.asarray(idx, np.int64)
+        while idx.size:
+            seeds = self.rng.integers(0, 2**62, size=idx.size)
+            if self.seat_fixed >= 0:
+                seats = np.full(idx.size, self.seat_fixed, np.int64)
+            else:
+                seats = self.rng.integers(0, self.np, size=idx.size)
+            kinds = self.rng.choice(len(self.kinds), size=idx.size, p=self.mix_p)
+            slots = self.rng.integers(0, max(1, len(self.pool_pids)), size=idx.size)
+            for j, i in enumerate(idx):
+                k = self.kinds[kinds[j]]
+                pid = self.pool_pids[slots[j]] if k == "self" else self.bot_pid[k]
+                self.run.seat_player[i, :] = pid
+                self.run.seat_player[i, seats[j]] = EXTERNAL
+            self.seats[idx] = seats
+            self.env_kind[idx] = kinds
+            self.run.reset(seeds, idx)
+            self.run.play()
+            self.run.rewards[idx] = 0
+            self.ep_ret[idx] = 0
+            self.ep_len[idx] = 0
+            idx = idx[self.run.status[idx] != 0]  # over before the learner's first decision: redeal
+
+    # -------------------------------------------------------------- rollout
+    def _episode_end(self, idx, rewards):
+        """Outcome bookkeeping and the win bonus for records ``idx`` that just finished."""
+        cfg = self.cfg
+        ret = self.ep_ret[idx, : self.np]
+        me = ret[np.arange(idx.size), self.seats[idx]]
+        best = ret.max(axis=1)
+        ties = (ret == best[:, None]).sum(axis=1)
+        score = np.where(me == best, 1.0 / ties, 0.0)
+        if cfg.win_bonus:
+            bonus = np.where(score == 1.0, 1.0, np.where(score == 0.0, -1.0, 0.0)) * cfg.win_bonus
+            rewards[idx] += bonus.astype(np.float32)
+        for j, i in enumerate(idx):
+            w = self.window[self.kinds[self.env_kind[i]]]
+            w.append(float(score[j]))
+            if len(w) > 2000:
+                del w[: len(w) - 2000]
+        self.episodes += idx.size
+
+    def collect(self):
+        torch, cfg, run, n, T = self.torch, self.cfg, self.run, self.n, self.cfg.rollout
+        obs_b = np.zeros((T, n, self.obs_size), np.float32)
+        mask_b = np.zeros((T, n, self.A), np.bool_)
+        act_b = np.zeros((T, n), np.int64)
+        logp_b = np.zeros((T, n), np.float32)
+        val_b = np.zeros((T + 1, n), np.float32)
+        rew_b = np.zeros((T, n), np.float32)
+        done_b = np.zeros((T, n), np.float32)
+        all_idx = np.arange(n, dtype=np.int64)
+        ar = np.arange(n)
+        d0 = run.decisions
+        for t in range(T):
+            run.observe(all_idx, self.seats, obs_b[t])
+            mask_b[t] = run.masks.astype(bool)
+            with torch.no_grad():
+                logits, v = self.net(torch.from_numpy(obs_b[t]))
+                logits = logits.masked_fill(~torch.from_numpy(mask_b[t]), -1e9)
+                logp_all = torch.log_softmax(logits, -1)
+                a = torch.multinomial(logp_all.exp(), 1).squeeze(-1)
+                logp = logp_all.gather(1, a[:, None]).squeeze(-1)
+            acts = a.numpy()
+            act_b[t], logp_b[t], val_b[t] = acts, logp.numpy(), v.numpy()
+            run.apply(all_idx, acts)
+            run.play()
+            r_all = run.rewards[:, : self.np].astype(np.float64)
+            run.rewards[:] = 0
+            self.ep_ret[:, : self.np] += r_all
+            self.ep_len += 1
+            r = r_all[ar, self.seats]
+            if cfg.reward == "diff" and self.np > 1:
+                r = r - (r_all.sum(axis=1) - r) / (self.np - 1)
+            r = (r * cfg.reward_scale).astype(np.float32)
+            done = run.status != 0
+            if done.any():
+                idx = np.flatnonzero(done)
+                self._episode_end(idx, r)
+                self._assign(idx)
+            rew_b[t], done_b[t] = r, done
+        obs_last = run.observe(all_idx, self.seats)
+        with torch.no_grad():
+            val_b[T] = self.net(torch.from_numpy(obs_last))[1].numpy()
+        self.steps += n * T
+        self.decisions += run.decisions - d0
+        # GAE
+        adv = np.zeros((T, n), np.float32)
+        last = np.zeros(n, np.float32)
+        for t in range(T - 1, -1, -1):
+            nonterm = 1.0 - done_b[t]
+            delta = rew_b[t] + cfg.gamma * val_b[t + 1] * nonterm - val_b[t]
+            last = delta + cfg.gamma * cfg.lam * nonterm * last
+            adv[t] = last
+        ret = adv + val_b[:T]
+        return dict(obs=obs_b.reshape(T * n, -1), mask=mask_b.reshape(T * n, -1), act=act_b.reshape(-1),
+                    logp=logp_b.reshape(-1), adv=adv.reshape(-1), ret=ret.reshape(-1))
+
+    # --------------------------------------------------------------- update
+    def update(self, b) -> dict:
+        torch, cfg = self.torch, self.cfg
+        N = b["act"].shape[0]
+        obs, mask = torch.from_numpy(b["obs"]), torch.from_numpy(b["mask"])
+        act, old_logp = torch.from_numpy(b["act"]), torch.from_numpy(b["logp"])
+        adv, ret = torch.from_numpy(b["adv"]), torch.from_numpy(b["ret"])
+        mb = min(cfg.minibatch, N)
+        stats = {"pi_loss": 0.0, "v_loss": 0.0, "entropy": 0.0, "approx_kl": 0.0, "clipfrac": 0.0}
+        count = 0
+        for _ in range(cfg.epochs):
+            perm = torch.randperm(N)
+            for s in range(0, N - mb + 1, mb):
+                j = perm[s: s + mb]
+                logits, v = self.net(obs[j])
+                logits = logits.masked_fill(~mask[j], -1e9)
+                logp_all = torch.log_softmax(logits, -1)
+                logp = logp_all.gather(1, act[j][:, None]).squeeze(-1)
+                p = logp_all.exp()
+                ent = -(p * logp_all).sum(-1).mean()
+                a = adv[j]
+                a = (a - a.mean()) / (a.std() + 1e-8)
+                ratio = (logp - old_logp[j]).exp()
+                pi_loss = -torch.min(ratio * a, ratio.clamp(1 - cfg.clip, 1 + cfg.clip) * a).mean()
+                v_loss = 0.5 * (v - ret[j]).pow(2).mean()
+                loss = pi_loss + cfg.vf_coef * v_loss - cfg.ent_coef * ent
+                self.opt.zero_grad()
+                loss.backward()
+                torch.nn.utils.clip_grad_norm_(self.net.parameters(), cfg.max_grad_norm)
+                self.opt.step()
+                with torch.no_grad():
+                    lr_ = logp - old_logp[j]
+                    stats["approx_kl"] += float(((lr_.exp() - 1) - lr_).mean())
+                    stats["clipfrac"] += float(((ratio - 1).abs() > cfg.clip).float().mean())
+                stats["pi_loss"] += float(pi_loss.detach())
+                stats["v_loss"] += float(v_loss.detach())
+                stats["entropy"] += float(ent.detach())
+                count += 1
+        return {k: v / max(1, count) for k, v in stats.items()}
+
+    # ------------------------------------------------------------ evaluation
+    def policy(self) -> TorchPolicy:
+        net = PolicyNet(self.obs_size, self.A, tuple(self.cfg.hidden))
+        net.load_state_dict(self.net.state_dict())
+        return TorchPolicy(net, self.meta(), deterministic=True)
+
+    def meta(self) -> dict:
+        cfg = self.cfg
+        return {"game": cfg.game, "rules": self.eval_rules, "observation": cfg.observation,
+                "trained_steps": int(self.steps), "seed": cfg.seed}
+
+    def bots(self) -> list:
+        return list(self.game.bots)
+
+    def evaluate(self, games: int) -> dict:
+        pol = self.policy()
+        return {b: duplicate_eval(self.game, pol, b, games=games, seed=self.cfg.eval_seed, **self.eval_rules)
+                for b in self.bots()}
+
+    # ------------------------------------------------------- checkpointing
+    def save_checkpoint(self):
+        torch = self.torch
+        self.out.mkdir(parents=True, exist_ok=True)
+        pol = {"format": FORMAT, "meta_json": json.dumps({**self.meta(), "obs_size": self.obs_size,
+                                                           "num_actions": self.A,
+                                                           "hidden": list(self.cfg.hidden)}, sort_keys=True),
+               "state_dict": {k: v.clone() for k, v in self.net.state_dict().items()}}
+        bg = self.rng.bit_generator.state
+        data = {
+            "policy": pol,
+            "optimizer": self.opt.state_dict(),
+            "config_json": json.dumps(dataclasses.asdict(self.cfg), sort_keys=True),
+            "counters": [self.iteration, self.steps, self.decisions, self.episodes, self.pool_next],
+            "torch_rng": torch.get_rng_state(),
+            "np_rng_json": json.dumps(bg),
+            "pool": [s for s, _ in self.pool_states],
+            "pool_seeds": [sd for _, sd in self.pool_states],
+            "pool_gen": [self.run.players[p]._gen.get_state() for p in self.pool_pids],
+            "window_json": json.dumps(self.window),
+            "eval_json": json.dumps(self.eval_history),
+        }
+        tmp = self.out / "checkpoint.pt.tmp"
+        torch.save(data, tmp)
+        np.savez(self.out / "checkpoint_env.npz", states=self.run.states, masks=self.run.masks,
+                 seat_player=self.run.seat_player, seats=self.seats, env_kind=self.env_kind,
+                 ep_ret=self.ep_ret, ep_len=self.ep_len)
+        tmp.replace(self.out / "checkpoint.pt")
+
+    def load_checkpoint(self):
+        torch = self.torch
+        data = torch.load(self.out / "checkpoint.pt", map_location="cpu", weights_only=True)
+        self.net.load_state_dict(data["policy"]["state_dict"])
+        self.opt.load_state_dict(data["optimizer"])
+        self.iteration, self.steps, self.decisions, self.episodes, self.pool_next = data["counters"]
+        torch.set_rng_state(data["torch_rng"])
+        self.rng.bit_generator.state = json.loads(data["np_rng_json"])
+        # rebuild the pool in its saved order
+        self.run.players, self.run._kinds = [], []
+        self.bot_pid = {k: self.run.add_player(k) for k in self.kinds if k != "self"}
+        self.pool_pids, self.pool_states = [], []
+        for state, seed, gen in zip(data["pool"], data["pool_seeds"], data["pool_gen"]):
+            net = PolicyNet(self.obs_size, self.A, tuple(self.cfg.hidden))
+            net.load_state_dict(state)
+            pol = TorchPolicy(net, {"game": self.cfg.game}, deterministic=False, seed=seed)
+            pol._gen.set_state(gen)
+            self.pool_pids.append(self.run.add_player(pol))
+            self.pool_states.append((state, seed))
+        self.window = json.loads(data["window_json"])
+        self.eval_history = json.loads(data["eval_json"])
+        env = np.load(self.out / "checkpoint_env.npz", allow_pickle=False)
+        self.run.states[:] = env["states"]
+        self.run.masks[:] = env["masks"]
+        self.run.seat_player[:] = env["seat_player"]
+        self.seats[:], self.env_kind[:] = env["seats"], env["env_kind"]
+        self.ep_ret[:], self.ep_len[:] = env["ep_ret"], env["ep_len"]
+
+    # ------------------------------------------------------------------ main
+    def train(self, resume: bool = False) -> dict:
+        cfg = self.cfg
+        self.out.mkdir(parents=True, exist_ok=True)
+        iters = max(1, math.ceil(cfg.total_steps / (self.n * cfg.rollout)))
+        log_path = self.out / "log.csv"
+        rows: list = []
+        if resume and (self.out / "checkpoint.pt").is_file():
+            self.load_checkpoint()
+            if log_path.is_file():
+                with open(log_path) as f:
+                    rows = [r for r in csv.DictReader(f) if int(r["iteration"]) <= self.iteration]
+        else:
+            self._assign(np.arange(self.n))
+        bar = Progress(iters * self.n * cfg.rollout, cfg.progress)
+        t_start = time.perf_counter()
+        steps_start = self.steps
+        train_time = 0.0
+        while self.iteration < iters:
+            t0 = time.perf_counter()
+            if cfg.anneal_lr:
+                for g in self.opt.param_groups:
+                    g["lr"] = cfg.lr * (1.0 - self.iteration / iters)
+            batch = self.collect()
+            t1 = time.perf_counter()
+            st = self.update(batch)
+            t2 = time.perf_counter()
+            train_time += t2 - t0
+            self.iteration += 1
+            if "self" in self.kinds and self.iteration % cfg.snapshot_every == 0:
+                self._snapshot()
+            row = {"iteration": self.iteration, "steps": self.steps, "decisions": self.decisions,
+                   "episodes": self.episodes}
+            for k in self.kinds:
+                w = self.window[k][-500:]
+                row[f"train_win_{k}"] = round(float(np.mean(w)), 4) if w else ""
+            row.update({k: round(v, 5) for k, v in st.items()})
+            row["rollout_s"], row["update_s"] = round(t1 - t0, 3), round(t2 - t1, 3)
+            row["steps_per_s"] = round(self.n * cfg.rollout / (t2 - t0))
+            last = self.iteration == iters
+            if cfg.eval_every and (self.iteration % cfg.eval_every == 0 or last or self.iteration == 1):
+                ev = self.evaluate(cfg.eval_games)
+                self.eval_history.append({"steps": self.steps, **{b: r["win_rate"] for b, r in ev.items()}})
+                for b, r in ev.items():
+                    row[f"eval_{b}"] = r["win_rate"]
+            rows.append(row)
+            self._write_log(log_path, rows)
+            text = " ".join(f"{k}:{row[f'train_win_{k}']}" for k in self.kinds if row[f"train_win_{k}"] != "")
+            bar.update(self.steps, f"{row['steps_per_s'] / 1e3:.0f}k st/s win {text}", force=last)
+            if cfg.checkpoint_every and (self.iteration % cfg.checkpoint_every == 0 or last):
+                self.save_checkpoint()
+        bar.close()
+        wall = time.perf_counter() - t_start
+        save_policy(self.out / "model.pt", self.policy().net, self.meta())
+        final = {b: duplicate_eval(self.game, self.policy(), b, games=cfg.final_eval_games,
+                                   seed=cfg.eval_seed + 10_000_000, **self.eval_rules) for b in self.bots()}
+        config = {k: v for k, v in dataclasses.asdict(cfg).items() if k not in ("out", "progress")}
+        results = {"game": cfg.game, "config": config, "steps": int(self.steps),
+                   "decisions": int(self.decisions), "episodes": int(self.episodes),
+                   "final_eval": final, "eval_history": self.eval_history}
+        (self.out / "results.json").write_text(json.dumps(results, indent=1, sort_keys=True) + "\n")
+        sps = (self.steps - steps_start) / max(1e-9, wall)
+        timing = {"wall_s": round(wall, 1), "train_s": round(train_time, 1),
+                  "steps_per_s": round(sps), "decisions_per_s": round(sps * self.decisions / max(1, self.steps)),
+                  "threads": cfg.threads}
+        (self.out / "timing.json").write_text(json.dumps(timing, indent=1) + "\n")
+        self._plot()
+        results["timing"] = timing
+        return results
+
+    def _write_log(self, path, rows):
+        keys: list = []
+        for r in rows:
+            keys += [k for k in r if k not in keys]
+        with open(path, "w", newline="") as f:
+            w = csv.DictWriter(f, keys)
+            w.writeheader()
+            for r in rows:
+                w.writerow(r)
+
+    def _plot(self):
+        from .plot import line_plot
+
+        h = self.eval_history
+        if not h:
+            return
+        series = {f"vs {b}": ([e["steps"] for e in h], [e[b] for e in h]) for b in self.bots()}
+        line_plot(self.out / "curve.png", series, title=f"{self.cfg.game}: duplicate win rate (greedy policy)",
+                  xlabel="learner steps", ylabel="win rate", ylim=(0, 1), hline=0.5)
+
+
+# ------------------------------------------------------------------ command line
+def _value(s: str):
+    for cast in (int, float):
+        try:
+            return cast(s)
+        except ValueError:
+            pass
+    return {"true": True, "false": False}.get(s.lower(), s)
+
+
+def build_parser():
+    import argparse
+
+    d = Config()
+    p = argparse.ArgumentParser(prog="cardgym train", description="Train a masked PPO agent on a cardgym game.")
+    p.add_argument("game", help="skyjo, skipbo or skipbo_junior")
+    p.add_argument("--steps", type=float, default=None, help="learner decisions to train (e.g. 3e7)")
+    p.add_argument("--out", default=None, help="output folder (default runs/GAME)")
+    p.add_argument("--seed", type=int, default=d.seed)
+    p.add_argument("--envs", type=int, default=d.num_envs)
+    p.add_argument("--rollout", type=int, default=d.rollout)
+    p.add_argument("--epochs", type=int, default=d.epochs)
+    p.add_argument("--minibatch", type=int, default=d.minibatch)
+    p.add_argument("--lr", type=float, default=d.lr)
+    p.add_argument("--ent-coef", type=float, default=d.ent_coef)
+    p.add_argument("--gamma", type=float, default=d.gamma)
+    p.add_argument("--hidden", default=",".join(map(str, d.hidden)), help="e.g. 256,256")
+    p.add_argument("--opponents", default=None, help="mixture, e.g. greedy:0.5,random:0.1,self:0.4")
+    p.add_argument("--pool-size", type=int, default=d.pool_size)
+    p.add_argument("--snapshot-every", type=int, default=d.snapshot_every)
+    p.add_argument("--seat", default=d.seat)
+    p.add_argument("--players", type=int, default=None, help="num_players (default 2)")
+    p.add_argument("--rule", action="append", default=[], metavar="KEY=VALUE", help="a rule option (repeatable)")
+    p.add_argument("--reward", choices=["env", "diff"], default=None)
+    p.add_argument("--reward-scale", type=float, default=None)
+    p.add_argument("--win-bonus", type=float, default=None)
+    p.add_argument("--eval-every", type=int, default=d.eval_every)
+    p.add_argument("--eval-games", type=int, default=d.eval_games)
+    p.add_argument("--final-eval-games", type=int, default=d.final_eval_games)
+    p.add_argument("--checkpoint-every", type=int, default=d.checkpoint_every)
+    p.add_argument("--threads", type=int, default=d.threads)
+    p.add_argument("--resume", action="store_true", help="continue from OUT/checkpoint.pt")
+    p.add_argument("--no-anneal-lr", action="store_true",
+                   help="constant learning rate (the default anneals it to 0 over --steps, so a run resumed "
+                        "with a larger --steps follows a different schedule than one planned that long)")
+    p.add_argument("--no-progress", action="store_true")
+    return p
+
+
+def config_from_args(argv) -> tuple:
+    a = build_parser().parse_args(argv)
+    preset = dict(PRESETS.get(a.game, {}))
+    rules = dict(preset.pop("rules", {}))
+    for kv in a.rule:
+        k, sep, v = kv.partition("=")
+        if not sep:
+            raise SystemExit(f"--rule needs KEY=VALUE, got {kv!r}")
+        rules[k.strip()] = _value(v.strip())
+    if a.players:
+        rules["num_players"] = a.players
+    cfg = Config(game=a.game, rules=rules, out=a.out or f"runs/{a.game}", seed=a.seed,
+                 num_envs=a.envs, rollout=a.rollout, epochs=a.epochs, minibatch=a.minibatch, lr=a.lr,
+                 ent_coef=a.ent_coef, gamma=a.gamma, hidden=tuple(int(h) for h in a.hidden.split(",") if h),
+                 pool_size=a.pool_size, snapshot_every=a.snapshot_every, seat=a.seat,
+                 eval_every=a.eval_every, eval_games=a.eval_games, final_eval_games=a.final_eval_games,
+                 checkpoint_every=a.checkpoint_every, threads=a.threads, progress=not a.no_progress,
+                 anneal_lr=not a.no_anneal_lr)
+    for key in ("opponents", "reward", "reward_scale", "win_bonus", "total_steps"):
+        if key in preset:
+            setattr(cfg, key, preset[key])
+    if a.opponents is not None:
+        cfg.opponents = a.opponents
+    if a.reward is not None:
+        cfg.reward = a.reward
+    if a.reward_scale is not None:
+        cfg.reward_scale = a.reward_scale
+    if a.win_bonus is not None:
+        cfg.win_bonus = a.win_bonus
+    if a.steps is not None:
+        cfg.total_steps = int(a.steps)
+    return cfg, a.resume
+
+
+def main(argv=None) -> int:
+    """``cardgym train GAME [options]`` (see ``--help``)."""
+    cfg, resume = config_from_args(sys.argv[1:] if argv is None else list(argv))
+    import cardgym
+
+    if cfg.game not in cardgym.GAMES:
+        raise SystemExit(f"unknown game {cfg.game!r}; games: {sorted(cardgym.GAMES)}")
+    tr = Trainer(cfg)
+    print(f"training {cfg.game} ({tr.np} players) for {cfg.total_steps:,} learner steps "
+          f"on {cfg.num_envs} games, opponents {cfg.opponents}; output in {cfg.out}", file=sys.stderr)
+    res = tr.train(resume=resume)
+    t = res["timing"]
+    print(f"done: {res['steps']:,} learner steps in {t['wall_s'] / 60:.1f} min "
+          f"({t['steps_per_s']:,} steps/s, {t['decisions_per_s']:,} decisions/s incl. opponents)")
+    for b, r in res["final_eval"].items():
+        print(format_result(b, r))
+    print(f"model: {Path(cfg.out) / 'model.pt'}  results: {Path(cfg.out) / 'results.json'}")
+    return 0

@@ -1,0 +1,143 @@
+"""Skip-Bo Junior "expert" bot: legal, deterministic, sees only its seat's view, beats greedy, fast."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import numpy as np
+import pytest
+
+from cardgym.eval import match as eval_match
+from cardgym.games.skipbo_junior import GAME
+from cardgym.games.skipbo_junior.rules import FULL_DECK
+
+W = 0
+END = 16
+EMPTY = np.zeros(0, np.int8)
+
+
+def make_deck(n, ss, stocks, draw=()):
+    """``stocks[i]``: seat i's stock from the top (the rest is filled); ``draw``: the first cards dealt."""
+    deck = [None] * 96
+    for i in range(n):
+        for t, c in enumerate(stocks[i]):
+            deck[(ss - 1 - t) * n + i] = c
+    for t, c in enumerate(draw):
+        deck[n * ss + t] = c
+    left = Counter(FULL_DECK.tolist()) - Counter(c for c in deck if c is not None)
+    it = iter(sorted(left.elements(), reverse=True))
+    return [c if c is not None else next(it) for c in deck]
+
+
+class Game:
+    def __init__(self, deck=None, seed=0, **options):
+        self.rules = GAME.make_rules(**options)
+        self.p = self.rules.params()
+        self.s = np.zeros(1, GAME.state_dtype).view(np.recarray)[0]
+        self.mask = np.zeros(GAME.num_actions, np.int8)
+        d = GAME.check_deck(deck) if deck is not None else EMPTY
+        GAME.reset(self.s, self.p, seed, d, len(d))
+
+    def legal(self):
+        GAME.legal(self.s, self.p, self.mask)
+        return [a for a in range(GAME.num_actions) if self.mask[a]]
+
+    def bot(self, name):
+        self.legal()
+        return int(GAME.bot(name)(self.s, self.p, self.mask))
+
+    def step(self, a):
+        assert a in self.legal()
+        GAME.apply(self.s, self.p, a)
+
+
+def test_registered_in_order():
+    assert list(GAME.bots) == ["random", "greedy", "expert"]
+
+
+@pytest.mark.parametrize("opts", [
+    {"num_players": 2},
+    {"num_players": 3, "stock_size": 15},
+    {"num_players": 4},
+    {"num_players": 2, "must_play": False},
+    {"num_players": 4, "must_play": False, "recycle_build_piles": True, "stock_size": 20},
+    {"num_players": 2, "stock_size": 48},
+])
+def test_expert_always_legal(opts):
+    names = ("expert", "greedy", "random")
+    for seed in range(6):
+        g = Game(seed=seed, **opts)
+        while not g.s.status:
+            a = g.bot("expert")
+            assert a in g.legal()
+            g.step(a if g.s.current % 2 == 0 else g.bot(names[(g.s.current + seed) % 3]))
+
+
+def test_expert_deterministic_and_uses_no_randomness():
+    def trajectory(seed):
+        g = Game(seed=seed, num_players=3, must_play=False)
+        acts = []
+        while not g.s.status:
+            rng = int(g.s.bot_rng)
+            a = g.bot("expert")
+            assert int(g.s.bot_rng) == rng
+            acts.append(a)
+            g.step(a)
+        return acts, GAME.result(g.s, g.rules)
+
+    assert trajectory(11) == trajectory(11)
+
+
+def test_expert_ignores_hidden_cards():
+    """Dealing the hidden cards (stocks under their tops, draw pile) again never changes its choice."""
+    rng = np.random.default_rng(0)
+    resample = GAME.extras["resample_hidden"]
+    for opts in ({"num_players": 2}, {"num_players": 4, "must_play": False}):
+        g = Game(seed=3, **opts)
+        while not g.s.status:
+            a = g.bot("expert")
+            for _ in range(2):
+                r = resample(g.s, g.rules, int(g.s.current), rng).view(np.recarray)
+                assert int(GAME.bot("expert")(r, g.p, g.mask)) == a
+            g.step(a)
+
+
+def test_plays_stock_first_and_keeps_the_wild():
+    # stock 2 on empty piles, stacks [1] [W] [7]: the 1 reaches the stock, the wild is kept for later
+    deck = make_deck(2, 3, [[2, 9, 9], [8, 8, 8]], [1, W, 7])
+    g = Game(deck, num_players=2, stock_size=3)
+    assert g.bot("expert") in [4 + b for b in range(4)]  # hand stack 0 (the 1)
+    g.step(g.bot("expert"))
+    assert g.bot("expert") in range(4)  # then the stock top
+
+
+def test_uncovers_through_another_pile_to_reach_the_stock():
+    # turn 1: seat 0 cannot play (stacks 2 / 5 / 6, stock 3); seat 1 cannot either.
+    # turn 2: seat 0 gets 1 / 4 / W: stacks [2, 1] [5, 4] [6, W].
+    # Best: 1 (uncovers the 2), 2, then the stock 3 - without spending the wild.
+    deck = make_deck(2, 3, [[3, 9, 9], [10, 10, 10]], [2, 5, 6, 8, 8, 8, 1, 4, W])
+    g = Game(deck, num_players=2, stock_size=3)
+    assert g.s.current == 0 and g.s.stack_len[0].tolist() == [2, 2, 2]
+    first = g.bot("expert")
+    assert first in [4 + b for b in range(4)]
+    g.step(first)
+    assert g.bot("expert") in [4 + b for b in range(4)]  # the uncovered 2
+    g.step(g.bot("expert"))
+    assert g.bot("expert") in range(4)
+
+
+def test_ends_turn_rather_than_feed_next_stock():
+    deck = make_deck(2, 3, [[9, 9, 9], [2, 8, 8]], [1, 10, 10])
+    g = Game(deck, num_players=2, stock_size=3, must_play=False)
+    assert g.bot("expert") == END
+    g = Game(deck, num_players=2, stock_size=3, must_play=True)
+    assert g.bot("expert") in [4 + b for b in range(4)]
+
+
+def test_expert_beats_greedy_and_random():
+    res = eval_match("skipbo_junior", "expert", "greedy", games=2000, seed=777)
+    assert res["ci95"][0] > 0.5, res
+    res = eval_match("skipbo_junior", "expert", "random", games=400, seed=5)
+    assert res["a_win_rate"] > 0.75, res
+    res = eval_match("skipbo_junior", "expert", "greedy", num_players=4, games=1200, seed=3)
+    assert res["a_win_rate"] > 0.25, res  # parity is 25% at four players
