@@ -8,6 +8,14 @@ import warnings
 import pytest
 
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
+
+from hypothesis import settings  # noqa: E402
+
+# CI replays a fixed set of examples (a landing should not hang on a new random draw); local runs
+# explore new ones each time.
+settings.register_profile("ci", derandomize=True)
+if os.environ.get("CI"):
+    settings.load_profile("ci")
 warnings.filterwarnings("ignore", message=".*Observation is not NumPy array.*")
 
 #: (game name, rule options) played by the generic tests: defaults, more seats, and the variants
