@@ -2,53 +2,26 @@
 
 from __future__ import annotations
 
-from collections import Counter
 
 import numpy as np
 import pytest
 
 from cardgym.eval import match as eval_match
 from cardgym.games.skipbo_junior import GAME
-from cardgym.games.skipbo_junior.rules import FULL_DECK
+
+from test_skipbo_junior_rules import Game as RulesGame
+from test_skipbo_junior_rules import make_deck  # noqa: F401  (the stacked-deck builder of the rules tests)
 
 W = 0
 END = 16
-EMPTY = np.zeros(0, np.int8)
 
 
-def make_deck(n, ss, stocks, draw=()):
-    """``stocks[i]``: seat i's stock from the top (the rest is filled); ``draw``: the first cards dealt."""
-    deck = [None] * 96
-    for i in range(n):
-        for t, c in enumerate(stocks[i]):
-            deck[(ss - 1 - t) * n + i] = c
-    for t, c in enumerate(draw):
-        deck[n * ss + t] = c
-    left = Counter(FULL_DECK.tolist()) - Counter(c for c in deck if c is not None)
-    it = iter(sorted(left.elements(), reverse=True))
-    return [c if c is not None else next(it) for c in deck]
-
-
-class Game:
-    def __init__(self, deck=None, seed=0, **options):
-        self.rules = GAME.make_rules(**options)
-        self.p = self.rules.params()
-        self.s = np.zeros(1, GAME.state_dtype).view(np.recarray)[0]
-        self.mask = np.zeros(GAME.num_actions, np.int8)
-        d = GAME.check_deck(deck) if deck is not None else EMPTY
-        GAME.reset(self.s, self.p, seed, d, len(d))
-
-    def legal(self):
-        GAME.legal(self.s, self.p, self.mask)
-        return [a for a in range(GAME.num_actions) if self.mask[a]]
+class Game(RulesGame):
+    """The rules tests' stacked-deck driver, plus the bots' choices."""
 
     def bot(self, name):
         self.legal()
         return int(GAME.bot(name)(self.s, self.p, self.mask))
-
-    def step(self, a):
-        assert a in self.legal()
-        GAME.apply(self.s, self.p, a)
 
 
 def test_registered_in_order():
