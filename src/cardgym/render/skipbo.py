@@ -23,15 +23,10 @@ from ..games.skipbo.rules import (
     S_STOCK,
     TOP,
 )
-from ._common import check_viewer, legal_mask, you
-from .scene import BACK, EMPTY, VALUE, WILD, Card, Pile, Region, Scene
+from ._common import build_piles_region, card, check_viewer, legal_mask, you
+from .scene import BACK, EMPTY, Card, Pile, Region, Scene
 
 FAN_SLOTS = 8
-
-
-def _card(code) -> Card:
-    code = int(code)
-    return Card(WILD) if code == 0 else Card(VALUE, code)
 
 
 def _need(r, rules, b) -> int:
@@ -86,15 +81,7 @@ def scene(r, rules, viewer=None) -> Scene:
         goal += "   teams: " + "  ".join(f"{chr(65 + t)} = p{t}+p{t + half}" for t in range(half))
     lines = [status, goal]
 
-    builds = []
-    for b in range(NUM_PILES):
-        h, c = int(r["heights"][b]), int(r["bcounts"][b])
-        cards = [_card(r["builds"][b, c - 1])] if h and c else []
-        builds.append(Pile(cards, "stack", f"B{b + 1}", f"next {_need(r, rules, b)}", count=c))
-    drl, dnl = int(r["draw_len"]), int(r["done_len"])
-    draw = Pile([Card(BACK)] if drl else [], "stack", "draw", str(drl), count=drl)
-    done = Pile([Card(BACK)] if dnl else [], "stack", "done", str(dnl), count=dnl)
-    table = Region("Build piles", rows=[builds + [draw, done]])
+    table = build_piles_region(r, [_need(r, rules, b) for b in range(NUM_PILES)])
 
     play = _playable(r, rules, viewer) if running and viewer == cur else set()
     partner_of_cur = rules.partner(cur) if rules.teams else -1
@@ -103,7 +90,7 @@ def scene(r, rules, viewer=None) -> Scene:
         own = running and i == cur and viewer == cur
         part = running and i == partner_of_cur and viewer == cur
         k = int(r["stock_len"][i])
-        top = _card(r["stock"][i, k - 1]) if k else None
+        top = card(r["stock"][i, k - 1]) if k else None
         if top is not None and ((own and S_STOCK in play) or (part and S_PARTNER_STOCK in play)):
             top.highlight = True
         stock = Pile([top] if top else [], "stack", "stock", str(k), count=k)
@@ -112,7 +99,7 @@ def scene(r, rules, viewer=None) -> Scene:
             hand = []
             for code in list(range(1, NUM_CODES)) + [0]:
                 for _ in range(int(r["hand"][i, code])):
-                    c = _card(code)
+                    c = card(code)
                     c.highlight = own and ((code == 0 and S_HAND_WILD in play) or (code > 0 and code in play))
                     hand.append(c)
         else:
@@ -121,7 +108,7 @@ def scene(r, rules, viewer=None) -> Scene:
         piles = []
         for d in range(NUM_DISCARDS):
             L = int(r["disc_len"][i, d])
-            cards = [_card(x) for x in r["disc"][i, d, :L]]
+            cards = [card(x) for x in r["disc"][i, d, :L]]
             if cards and ((own and S_DISCARD + d in play) or (part and S_PARTNER_DISCARD + d in play)):
                 cards[-1].highlight = True
             piles.append(Pile(cards, "fan", f"D{d + 1}", "", fan_slots=FAN_SLOTS))

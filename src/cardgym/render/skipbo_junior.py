@@ -9,15 +9,10 @@ cards.
 from __future__ import annotations
 
 from ..games.skipbo_junior.rules import END_TURN, NUM_PILES, NUM_STACKS
-from ._common import check_viewer, legal_mask, you
-from .scene import BACK, VALUE, WILD, Card, Pile, Region, Scene
+from ._common import build_piles_region, card, check_viewer, legal_mask, you
+from .scene import Pile, Region, Scene
 
 FAN_SLOTS = 7
-
-
-def _card(code) -> Card:
-    code = int(code)
-    return Card(WILD) if code == 0 else Card(VALUE, code)
 
 
 def scene(r, rules, viewer=None) -> Scene:
@@ -35,15 +30,7 @@ def scene(r, rules, viewer=None) -> Scene:
         status = "draw (stall rule)" if st == 1 else "truncated (max_turns)"
     lines = [status, "first to play the last card of their stock wins"]
 
-    builds = []
-    for b in range(NUM_PILES):
-        h, c = int(r["heights"][b]), int(r["bcounts"][b])
-        cards = [_card(r["builds"][b, c - 1])] if h and c else []
-        builds.append(Pile(cards, "stack", f"B{b + 1}", f"next {h + 1}", count=c))
-    drl, dnl = int(r["draw_len"]), int(r["done_len"])
-    draw = Pile([Card(BACK)] if drl else [], "stack", "draw", str(drl), count=drl)
-    done = Pile([Card(BACK)] if dnl else [], "stack", "done", str(dnl), count=dnl)
-    table = Region("Build piles", rows=[builds + [draw, done]])
+    table = build_piles_region(r, [int(r["heights"][b]) + 1 for b in range(NUM_PILES)])
 
     play = set()
     if running and viewer == cur:
@@ -55,13 +42,13 @@ def scene(r, rules, viewer=None) -> Scene:
     for i in range(n):
         mine = running and viewer == cur == i
         k = int(r["stock_len"][i])
-        top = _card(r["stock"][i, k - 1]) if k else None
+        top = card(r["stock"][i, k - 1]) if k else None
         if top is not None and mine and 0 in play:
             top.highlight = True
         row = [Pile([top] if top else [], "stack", "stock", str(k), count=k)]
         for j in range(NUM_STACKS):
             m = int(r["stack_len"][i, j])
-            cards = [_card(x) for x in r["stacks"][i, j, :m]]
+            cards = [card(x) for x in r["stacks"][i, j, :m]]
             if cards and mine and (j + 1) in play:
                 cards[-1].highlight = True
             row.append(Pile(cards, "fan", f"S{j + 1}", "", fan_slots=FAN_SLOTS))

@@ -422,21 +422,28 @@ def _write_common(s, p, seat, out, at):
 
 
 @njit(cache=True)
+def _write_grid(s, i, out, at, full):
+    """Seat ``i``'s 12 slots from ``out[at]``, 17 values each: hidden flag, removed flag, then the value
+    one-hot (-2..12 at offsets 2..16). A hidden slot shows its value only with ``full`` information
+    (``state()``)."""
+    for pos in range(SLOTS):
+        base = at + pos * 17
+        u = s.up[i, pos]
+        if u == HIDDEN:
+            out[base] = 1.0
+        if u == REMOVED:
+            out[base + 1] = 1.0
+        elif u == UP or full:
+            out[base + 4 + int(s.grid[i, pos])] = 1.0
+
+
+@njit(cache=True)
 def observe_vector(s, p, seat, out):
     n = p[P_NUM_PLAYERS]
     for k in range(out.shape[0]):
         out[k] = 0.0
     for k in range(n):
-        i = (seat + k) % n
-        for pos in range(SLOTS):
-            base = (k * SLOTS + pos) * 17
-            u = s.up[i, pos]
-            if u == HIDDEN:
-                out[base] = 1.0
-            elif u == REMOVED:
-                out[base + 1] = 1.0
-            else:
-                out[base + 4 + int(s.grid[i, pos])] = 1.0
+        _write_grid(s, (seat + k) % n, out, k * SLOTS * 17, False)
     _write_common(s, p, seat, out, n * SLOTS * 17)
 
 
@@ -448,15 +455,7 @@ def state_vector(s, p, out):
     for k in range(out.shape[0]):
         out[k] = 0.0
     for i in range(n):
-        for pos in range(SLOTS):
-            base = (i * SLOTS + pos) * 17
-            u = s.up[i, pos]
-            if u == HIDDEN:
-                out[base] = 1.0
-            if u == REMOVED:
-                out[base + 1] = 1.0
-            else:
-                out[base + 4 + int(s.grid[i, pos])] = 1.0
+        _write_grid(s, i, out, i * SLOTS * 17, True)
     at = _write_common(s, p, 0, out, n * SLOTS * 17)
     if s.draw_len > 0:
         out[at + int(s.draw[s.draw_len - 1]) + 2] = 1.0
