@@ -45,3 +45,26 @@ def test_trainer_resume_continues(tmp_path):
     rows = (tmp_path / "part" / "log.csv").read_text().strip().splitlines()[1:]
     assert [int(r.split(",")[0]) for r in rows] == [1, 2, 3]  # the log goes on from the checkpoint
     assert load_policy(tmp_path / "part" / "model.pt").meta["trained_steps"] == 768
+
+
+def test_pretraining_clones_the_teacher(tmp_path):
+    """Behaviour cloning before PPO: the held-out agreement with the teacher rises well above what an
+    untrained policy gets, and the imitation term keeps running in the PPO iterations."""
+    out = tmp_path / "bc"
+    res = _run(out, steps=256, extra=["--imitate", "expert", "--pretrain-steps", "24000", "--pretrain-epochs",
+                                      "6", "--pretrain-minibatch", "512", "--imitate-steps", "512",
+                                      "--hidden", "128"])
+    log = res["pretrain"]
+    assert [r["epoch"] for r in log] == [1, 2, 3, 4, 5, 6] and log[0]["samples"] >= 24000
+    assert log[-1]["heldout_agree"] > 0.6, log
+    assert log[-1]["loss"] < log[0]["loss"]
+    assert res["steps"] == 256  # teacher decisions are not learner steps
+    header = (out / "log.csv").read_text().splitlines()[0].split(",")
+    assert {"imitation_loss", "teacher_agree", "imitation_weight"} <= set(header)
+
+
+def test_pretraining_needs_a_teacher_bot(tmp_path):
+    with pytest.raises(ValueError, match="--imitate"):
+        _run(tmp_path / "x", extra=["--pretrain-steps", "100"])
+    with pytest.raises(ValueError, match="expert"):
+        _run(tmp_path / "y", extra=["--imitate", "wizard"])

@@ -72,6 +72,13 @@ class Config:
     reward_scale: float = 1.0
     win_bonus: float = 0.0  # +b / -b at the end for strictly best / not best total reward (0 on a tie)
     observation: str = "vector"
+    imitate: str = ""  # a bot whose choices the policy also learns (cross-entropy on the learner's states)
+    imitate_coef: float = 1.0  # weight of that imitation loss at the start
+    imitate_steps: int = 0  # learner steps over which the weight falls linearly to 0 (0: never falls)
+    pretrain_steps: int = 0  # teacher decisions to clone before PPO starts (needs ``imitate``)
+    pretrain_epochs: int = 8
+    pretrain_lr: float = 1e-3
+    pretrain_minibatch: int = 4096
     eval_every: int = 10  # iterations (0: never during training)
     eval_games: int = 400
     final_eval_games: int = 2000
@@ -158,6 +165,7 @@ class Trainer:
         for k in self.kinds:
             if k != "self":
                 self.bot_pid[k] = self.run.add_player(k)
+        self._add_teacher()
         self.pool_pids: list = []
         self.pool_states: list = []
         self.pool_next = 0
@@ -175,25 +183,52 @@ class Trainer:
         self.eval_history: list = []
         self.seat_fixed = -1 if cfg.seat == "random" else int(cfg.seat)
         self.out = Path(cfg.out)
+        self.pretrain_log: list = []
+        if cfg.pretrain_steps > 0 and self.teacher_pid is None:
+            raise ValueError("--pretrain-steps needs a teacher: pass --imitate BOT (e.g. expert)")
 
     # ------------------------------------------------------------ opponents
+    def _add_teacher(self):
+        """Register the bot the policy imitates (``--imitate``), sharing the opponent's player if any."""
+        name = self.cfg.imitate
+        if not name:
+            self.teacher_pid = None
+        elif name in self.bot_pid:
+            self.teacher_pid = self.bot_pid[name]
+        else:
+            if name not in self.game.bots:
+                raise ValueError(f"--imitate must be one of the game's bots {list(self.game.bots)}, got {name!r}")
+            self.teacher_pid = self.run.add_player(name)
+
+    def imitation_weight(self) -> float:
+        """The imitation loss weight now: ``imitate_coef`` falling linearly to 0 at ``imitate_steps``."""
+        cfg = self.cfg
+        if self.teacher_pid is None or cfg.imitate_coef <= 0:
+            return 0.0
+        if cfg.imitate_steps <= 0:
+            return float(cfg.imitate_coef)
+        return float(cfg.imitate_coef) * max(0.0, 1.0 - self.steps / cfg.imitate_steps)
+
     def _policy_copy(self, seed):
         net = PolicyNet(self.obs_size, self.A, tuple(self.cfg.hidden))
         net.load_state_dict(self.net.state_dict())
         return TorchPolicy(net, {"game": self.cfg.game}, deterministic=False, seed=seed)
 
-    def _snapshot(self):
+    def _snapshot(self, slot: int | None = None):
+        """Copy the current policy into the pool: a new entry while the pool is not full, else over the
+        oldest entry (or over entry ``slot``)."""
         seed = int(self.rng.integers(2**62))
         pol = self._policy_copy(seed)
         state = {k: v.clone() for k, v in self.net.state_dict().items()}
-        if len(self.pool_pids) < self.cfg.pool_size:
+        if slot is None and len(self.pool_pids) < self.cfg.pool_size:
             self.pool_pids.append(self.run.add_player(pol))
             self.pool_states.append((state, seed))
-        else:
+            return
+        if slot is None:
             slot = self.pool_next % self.cfg.pool_size
-            self.run.set_policy(self.pool_pids[slot], pol)
-            self.pool_states[slot] = (state, seed)
             self.pool_next += 1
+        self.run.set_policy(self.pool_pids[slot], pol)
+        self.pool_states[slot] = (state, seed)
 
     def _assign(self, idx):
         """New seeds, seats and opponents for records ``idx``; reset and play up to the learner."""
@@ -239,8 +274,12 @@ class Trainer:
                 del w[: len(w) - 2000]
         self.episodes += idx.size
 
-    def collect(self):
-        torch, cfg, run, n, T = self.torch, self.cfg, self.run, self.n, self.cfg.rollout
+    def collect(self, T: int | None = None, teacher_plays: bool = False):
+        """Play ``T`` learner decisions in every record (``rollout`` by default) and return the batch with
+        advantages and returns. With ``teacher_plays`` the teacher bot decides in the learner's seat (for
+        behaviour cloning): no policy is run, values are 0, so the returns are Monte Carlo returns."""
+        torch, cfg, run, n = self.torch, self.cfg, self.run, self.n
+        T = cfg.rollout if T is None else int(T)
         obs_b = np.zeros((T, n, self.obs_size), np.float32)
         mask_b = np.zeros((T, n, self.A), np.bool_)
         act_b = np.zeros((T, n), np.int64)
@@ -248,20 +287,27 @@ class Trainer:
         val_b = np.zeros((T + 1, n), np.float32)
         rew_b = np.zeros((T, n), np.float32)
         done_b = np.zeros((T, n), np.float32)
+        teach = teacher_plays or self.imitation_weight() > 0
+        lab_b = np.zeros((T, n), np.int64) if teach else None
         all_idx = np.arange(n, dtype=np.int64)
         ar = np.arange(n)
         d0 = run.decisions
         for t in range(T):
             run.observe(all_idx, self.seats, obs_b[t])
             mask_b[t] = run.masks.astype(bool)
-            with torch.no_grad():
-                logits, v = self.net(torch.from_numpy(obs_b[t]))
-                logits = logits.masked_fill(~torch.from_numpy(mask_b[t]), -1e9)
-                logp_all = torch.log_softmax(logits, -1)
-                a = torch.multinomial(logp_all.exp(), 1).squeeze(-1)
-                logp = logp_all.gather(1, a[:, None]).squeeze(-1)
-            acts = a.numpy()
-            act_b[t], logp_b[t], val_b[t] = acts, logp.numpy(), v.numpy()
+            if teach:  # what the teacher bot would do in the learner's place (its own view only)
+                lab_b[t] = run.decide(self.teacher_pid, all_idx, self.seats)
+            if teacher_plays:
+                acts = act_b[t] = lab_b[t]
+            else:
+                with torch.no_grad():
+                    logits, v = self.net(torch.from_numpy(obs_b[t]))
+                    logits = logits.masked_fill(~torch.from_numpy(mask_b[t]), -1e9)
+                    logp_all = torch.log_softmax(logits, -1)
+                    a = torch.multinomial(logp_all.exp(), 1).squeeze(-1)
+                    logp = logp_all.gather(1, a[:, None]).squeeze(-1)
+                acts = a.numpy()
+                act_b[t], logp_b[t], val_b[t] = acts, logp.numpy(), v.numpy()
             run.apply(all_idx, acts)
             run.play()
             r_all = run.rewards[:, : self.np].astype(np.float64)
@@ -278,22 +324,87 @@ class Trainer:
                 self._episode_end(idx, r)
                 self._assign(idx)
             rew_b[t], done_b[t] = r, done
-        obs_last = run.observe(all_idx, self.seats)
-        with torch.no_grad():
-            val_b[T] = self.net(torch.from_numpy(obs_last))[1].numpy()
-        self.steps += n * T
-        self.decisions += run.decisions - d0
-        # GAE
+        if not teacher_plays:
+            obs_last = run.observe(all_idx, self.seats)
+            with torch.no_grad():
+                val_b[T] = self.net(torch.from_numpy(obs_last))[1].numpy()
+            self.steps += n * T
+            self.decisions += run.decisions - d0
+        # GAE (with the values all 0 and lambda 1: discounted Monte Carlo returns)
+        lam = 1.0 if teacher_plays else cfg.lam
         adv = np.zeros((T, n), np.float32)
         last = np.zeros(n, np.float32)
         for t in range(T - 1, -1, -1):
             nonterm = 1.0 - done_b[t]
             delta = rew_b[t] + cfg.gamma * val_b[t + 1] * nonterm - val_b[t]
-            last = delta + cfg.gamma * cfg.lam * nonterm * last
+            last = delta + cfg.gamma * lam * nonterm * last
             adv[t] = last
         ret = adv + val_b[:T]
-        return dict(obs=obs_b.reshape(T * n, -1), mask=mask_b.reshape(T * n, -1), act=act_b.reshape(-1),
-                    logp=logp_b.reshape(-1), adv=adv.reshape(-1), ret=ret.reshape(-1))
+        out = dict(obs=obs_b.reshape(T * n, -1), mask=mask_b.reshape(T * n, -1), act=act_b.reshape(-1),
+                   logp=logp_b.reshape(-1), adv=adv.reshape(-1), ret=ret.reshape(-1))
+        if teach:
+            out["label"] = lab_b.reshape(-1)
+        return out
+
+    # ----------------------------------------------------------- pretraining
+    def pretrain(self) -> list:
+        """Behaviour cloning before PPO: the teacher (``imitate``) plays the learner's seat for
+        ``pretrain_steps`` decisions against the opponent mix; the policy head learns its choices
+        (cross-entropy) and the value head the discounted returns, for ``pretrain_epochs`` epochs.
+        2% of the records are held out to report the agreement with the teacher. Returns one log row
+        per epoch."""
+        torch, cfg = self.torch, self.cfg
+        T = max(1, math.ceil(cfg.pretrain_steps / self.n))
+        t0 = time.perf_counter()
+        b = self.collect(T, teacher_plays=True)
+        for k in self.window:  # outcomes of the teacher's games are not the learner's
+            self.window[k].clear()
+        t_collect = time.perf_counter() - t0
+        N = b["act"].shape[0]
+        # hold out whole records (every T-th row belongs to one record, so split by record index)
+        rec = np.tile(np.arange(self.n), T)
+        held = rec < max(1, self.n // 50)
+        tr_idx, ho_idx = torch.from_numpy(np.flatnonzero(~held)), torch.from_numpy(np.flatnonzero(held))
+        obs, mask = torch.from_numpy(b["obs"]), torch.from_numpy(b["mask"])
+        label, ret = torch.from_numpy(b["label"]), torch.from_numpy(b["ret"])
+        opt = torch.optim.Adam(self.net.parameters(), lr=cfg.pretrain_lr, eps=1e-5)
+        mb = int(cfg.pretrain_minibatch)
+        rows = []
+        for ep in range(int(cfg.pretrain_epochs)):
+            perm = tr_idx[torch.randperm(tr_idx.numel())]
+            tot = {"loss": 0.0, "v_loss": 0.0}
+            count = 0
+            for s in range(0, perm.numel(), mb):
+                j = perm[s: s + mb]
+                logits, v = self.net(obs[j])
+                logits = logits.masked_fill(~mask[j], -1e9)
+                ce = torch.nn.functional.cross_entropy(logits, label[j])
+                v_loss = 0.5 * (v - ret[j]).pow(2).mean()
+                opt.zero_grad()
+                (ce + cfg.vf_coef * v_loss).backward()
+                torch.nn.utils.clip_grad_norm_(self.net.parameters(), 1.0)
+                opt.step()
+                tot["loss"] += float(ce.detach())
+                tot["v_loss"] += float(v_loss.detach())
+                count += 1
+            with torch.no_grad():
+                logits, _ = self.net(obs[ho_idx])
+                agree = float((logits.masked_fill(~mask[ho_idx], -1e9).argmax(-1) == label[ho_idx]).float().mean())
+            row = {"epoch": ep + 1, "samples": int(N), "loss": round(tot["loss"] / max(1, count), 5),
+                   "v_loss": round(tot["v_loss"] / max(1, count), 5), "heldout_agree": round(agree, 4),
+                   "elapsed_s": round(time.perf_counter() - t0, 1)}
+            rows.append(row)
+            if cfg.progress:
+                print(f"pretrain epoch {ep + 1}/{cfg.pretrain_epochs}: imitation loss {row['loss']:.3f}, "
+                      f"agreement with {cfg.imitate} {100 * agree:.1f}% (held out)", file=sys.stderr)
+        rows[0]["collect_s"] = round(t_collect, 1)
+        # the policy snapshots start from the pretrained policy
+        for slot in range(len(self.pool_pids)):
+            self._snapshot(slot)
+        # PPO starts with fresh optimizer moments
+        self.opt = torch.optim.Adam(self.net.parameters(), lr=cfg.lr, eps=1e-5)
+        self._assign(np.arange(self.n))
+        return rows
 
     # --------------------------------------------------------------- update
     def update(self, b) -> dict:
@@ -303,7 +414,11 @@ class Trainer:
         act, old_logp = torch.from_numpy(b["act"]), torch.from_numpy(b["logp"])
         adv, ret = torch.from_numpy(b["adv"]), torch.from_numpy(b["ret"])
         mb = min(cfg.minibatch, N)
+        bc_w = self.imitation_weight() if "label" in b else 0.0
+        label = torch.from_numpy(b["label"]) if bc_w > 0 else None
         stats = {"pi_loss": 0.0, "v_loss": 0.0, "entropy": 0.0, "approx_kl": 0.0, "clipfrac": 0.0}
+        if label is not None:
+            stats.update(imitation_loss=0.0, teacher_agree=0.0)
         count = 0
         for _ in range(cfg.epochs):
             perm = torch.randperm(N)
@@ -321,6 +436,11 @@ class Trainer:
                 pi_loss = -torch.min(ratio * a, ratio.clamp(1 - cfg.clip, 1 + cfg.clip) * a).mean()
                 v_loss = 0.5 * (v - ret[j]).pow(2).mean()
                 loss = pi_loss + cfg.vf_coef * v_loss - cfg.ent_coef * ent
+                if label is not None:
+                    bc = -logp_all.gather(1, label[j][:, None]).mean()
+                    loss = loss + bc_w * bc
+                    stats["imitation_loss"] += float(bc.detach())
+                    stats["teacher_agree"] += float((logp_all.argmax(-1) == label[j]).float().mean())
                 self.opt.zero_grad()
                 loss.backward()
                 torch.nn.utils.clip_grad_norm_(self.net.parameters(), cfg.max_grad_norm)
@@ -375,6 +495,7 @@ class Trainer:
             "pool_gen": [self.run.players[p]._gen.get_state() for p in self.pool_pids],
             "window_json": json.dumps(self.window),
             "eval_json": json.dumps(self.eval_history),
+            "pretrain_json": json.dumps(self.pretrain_log),
         }
         tmp = self.out / "checkpoint.pt.tmp"
         torch.save(data, tmp)
@@ -394,6 +515,7 @@ class Trainer:
         # rebuild the pool in its saved order
         self.run.players, self.run._kinds = [], []
         self.bot_pid = {k: self.run.add_player(k) for k in self.kinds if k != "self"}
+        self._add_teacher()
         self.pool_pids, self.pool_states = [], []
         for state, seed, gen in zip(data["pool"], data["pool_seeds"], data["pool_gen"]):
             net = PolicyNet(self.obs_size, self.A, tuple(self.cfg.hidden))
@@ -404,6 +526,7 @@ class Trainer:
             self.pool_states.append((state, seed))
         self.window = json.loads(data["window_json"])
         self.eval_history = json.loads(data["eval_json"])
+        self.pretrain_log = json.loads(data.get("pretrain_json", "[]"))
         env = np.load(self.out / "checkpoint_env.npz", allow_pickle=False)
         self.run.states[:] = env["states"]
         self.run.masks[:] = env["masks"]
@@ -425,6 +548,8 @@ class Trainer:
                     rows = [r for r in csv.DictReader(f) if int(r["iteration"]) <= self.iteration]
         else:
             self._assign(np.arange(self.n))
+            if cfg.pretrain_steps > 0:
+                self.pretrain_log = self.pretrain()
         bar = Progress(iters * self.n * cfg.rollout, cfg.progress)
         t_start = time.perf_counter()
         steps_start = self.steps
@@ -448,6 +573,7 @@ class Trainer:
                 w = self.window[k][-500:]
                 row[f"train_win_{k}"] = round(float(np.mean(w)), 4) if w else ""
             row.update({k: round(v, 5) for k, v in st.items()})
+            row["imitation_weight"] = round(self.imitation_weight(), 5)
             row["rollout_s"], row["update_s"] = round(t1 - t0, 3), round(t2 - t1, 3)
             row["steps_per_s"] = round(self.n * cfg.rollout / (t2 - t0))
             last = self.iteration == iters
@@ -470,7 +596,7 @@ class Trainer:
         config = {k: v for k, v in dataclasses.asdict(cfg).items() if k not in ("out", "progress")}
         results = {"game": cfg.game, "config": config, "steps": int(self.steps),
                    "decisions": int(self.decisions), "episodes": int(self.episodes),
-                   "final_eval": final, "eval_history": self.eval_history}
+                   "final_eval": final, "eval_history": self.eval_history, "pretrain": self.pretrain_log}
         (self.out / "results.json").write_text(json.dumps(results, indent=1, sort_keys=True) + "\n")
         sps = (self.steps - steps_start) / max(1e-9, wall)
         timing = {"wall_s": round(wall, 1), "train_s": round(train_time, 1),
@@ -523,10 +649,10 @@ def build_parser():
     p.add_argument("--seed", type=int, default=d.seed)
     p.add_argument("--envs", type=int, default=d.num_envs)
     p.add_argument("--rollout", type=int, default=d.rollout)
-    p.add_argument("--epochs", type=int, default=d.epochs)
-    p.add_argument("--minibatch", type=int, default=d.minibatch)
-    p.add_argument("--lr", type=float, default=d.lr)
-    p.add_argument("--ent-coef", type=float, default=d.ent_coef)
+    p.add_argument("--epochs", type=int, default=None)
+    p.add_argument("--minibatch", type=int, default=None)
+    p.add_argument("--lr", type=float, default=None)
+    p.add_argument("--ent-coef", type=float, default=None)
     p.add_argument("--gamma", type=float, default=d.gamma)
     p.add_argument("--hidden", default=",".join(map(str, d.hidden)), help="e.g. 256,256")
     p.add_argument("--opponents", default=None, help="mixture, e.g. greedy:0.5,random:0.1,self:0.4")
@@ -538,6 +664,15 @@ def build_parser():
     p.add_argument("--reward", choices=["env", "diff"], default=None)
     p.add_argument("--reward-scale", type=float, default=None)
     p.add_argument("--win-bonus", type=float, default=None)
+    p.add_argument("--imitate", default=None, metavar="BOT",
+                   help="also learn this bot's choices on the learner's own states (e.g. expert)")
+    p.add_argument("--imitate-coef", type=float, default=None, help="imitation loss weight at the start")
+    p.add_argument("--imitate-steps", type=float, default=None,
+                   help="learner steps over which the imitation weight falls linearly to 0 (0: constant)")
+    p.add_argument("--pretrain-steps", type=float, default=None,
+                   help="behaviour cloning before PPO: teacher (--imitate) decisions to learn from (e.g. 1e6)")
+    p.add_argument("--pretrain-epochs", type=int, default=None)
+    p.add_argument("--pretrain-minibatch", type=int, default=None)
     p.add_argument("--eval-every", type=int, default=d.eval_every)
     p.add_argument("--eval-games", type=int, default=d.eval_games)
     p.add_argument("--final-eval-games", type=int, default=d.final_eval_games)
@@ -551,7 +686,19 @@ def build_parser():
     return p
 
 
+# flags a game's preset may set: Config field -> argparse dest (None on the command line = not given)
+_PRESET_FLAGS = {"opponents": "opponents", "reward": "reward", "reward_scale": "reward_scale",
+                 "win_bonus": "win_bonus", "total_steps": "steps", "imitate": "imitate",
+                 "imitate_coef": "imitate_coef", "imitate_steps": "imitate_steps",
+                 "pretrain_steps": "pretrain_steps", "pretrain_epochs": "pretrain_epochs",
+                 "pretrain_minibatch": "pretrain_minibatch", "lr": "lr",
+                 "epochs": "epochs", "ent_coef": "ent_coef", "minibatch": "minibatch"}
+_INT_FIELDS = {f.name for f in dataclasses.fields(Config) if f.type in ("int", int)}
+
+
 def config_from_args(argv) -> tuple:
+    """``(Config, resume)`` from command-line arguments: the defaults, then the game's preset
+    (:data:`PRESETS`), then every flag given explicitly."""
     a = build_parser().parse_args(argv)
     preset = dict(PRESETS.get(a.game, {}))
     rules = dict(preset.pop("rules", {}))
@@ -563,25 +710,17 @@ def config_from_args(argv) -> tuple:
     if a.players:
         rules["num_players"] = a.players
     cfg = Config(game=a.game, rules=rules, out=a.out or f"runs/{a.game}", seed=a.seed,
-                 num_envs=a.envs, rollout=a.rollout, epochs=a.epochs, minibatch=a.minibatch, lr=a.lr,
-                 ent_coef=a.ent_coef, gamma=a.gamma, hidden=tuple(int(h) for h in a.hidden.split(",") if h),
+                 num_envs=a.envs, rollout=a.rollout, gamma=a.gamma,
+                 hidden=tuple(int(h) for h in a.hidden.split(",") if h),
                  pool_size=a.pool_size, snapshot_every=a.snapshot_every, seat=a.seat,
                  eval_every=a.eval_every, eval_games=a.eval_games, final_eval_games=a.final_eval_games,
                  checkpoint_every=a.checkpoint_every, threads=a.threads, progress=not a.no_progress,
                  anneal_lr=not a.no_anneal_lr)
-    for key in ("opponents", "reward", "reward_scale", "win_bonus", "total_steps"):
-        if key in preset:
-            setattr(cfg, key, preset[key])
-    if a.opponents is not None:
-        cfg.opponents = a.opponents
-    if a.reward is not None:
-        cfg.reward = a.reward
-    if a.reward_scale is not None:
-        cfg.reward_scale = a.reward_scale
-    if a.win_bonus is not None:
-        cfg.win_bonus = a.win_bonus
-    if a.steps is not None:
-        cfg.total_steps = int(a.steps)
+    for key, dest in _PRESET_FLAGS.items():
+        value = getattr(a, dest)
+        if value is None:
+            value = preset.get(key, getattr(cfg, key))
+        setattr(cfg, key, int(value) if key in _INT_FIELDS else value)
     return cfg, a.resume
 
 
