@@ -1,6 +1,6 @@
-"""cardgym quickstart: every game through each API, and how the greedy bot does against random.
+"""cardgym tour: every game through each API, and how the bots do against each other.
 
-    python examples/quickstart.py [--games 2000]
+    python examples/tour.py [--games 2000]
 
 1. PettingZoo AEC: one Skyjo game, greedy (player_0) against random, shown move by move at the end;
 2. Gymnasium single-agent: the learner's seat played by the greedy bot against a random opponent;
@@ -80,13 +80,14 @@ def ladder(name, games):
               f"over {r['games']} duplicate games")
 
 
-def main():
+def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--games", type=int, default=2000, help="games per vector evaluation")
-    args = ap.parse_args()
+    ap.add_argument("--games", type=int, default=2000, help="games per vector evaluation and per match")
+    ap.add_argument("--episodes", type=int, default=20, help="single-agent episodes per game")
+    args = ap.parse_args(argv)
     aec_demo()
     for name in cardgym.GAMES:
-        single_agent_demo(name, 20)
+        single_agent_demo(name, args.episodes)
     for name in cardgym.GAMES:
         vector_eval(name, args.games, num_players=2)
     for name in cardgym.GAMES:

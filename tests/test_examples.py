@@ -1,0 +1,54 @@
+"""Every example script runs end to end on a tiny budget (in a subprocess, as a user would run it)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _run(script, *args, cwd):
+    proc = subprocess.run([sys.executable, str(ROOT / "examples" / script), *map(str, args)], cwd=cwd,
+                          capture_output=True, text=True, timeout=900)
+    assert proc.returncode == 0, f"{script} failed:\n{proc.stderr[-4000:]}\n{proc.stdout[-2000:]}"
+    return proc.stdout
+
+
+def test_quickstart_trains_and_reports(tmp_path):
+    pytest.importorskip("torch")
+    out = _run("quickstart.py", "--steps", 1024, "--pretrain-steps", 2000, "--pretrain-epochs", 1, "--games", 8,
+               "--envs", 16, "--out", tmp_path / "q", cwd=tmp_path)
+    for bot in ("random", "greedy"):
+        assert f"vs {bot}" in out and "duplicate games" in out
+    res = json.loads((tmp_path / "q" / "results.json").read_text())
+    assert res["steps"] == 1024 and len(res["pretrain"]) == 1 and res["config"]["imitate"] == "expert"
+    assert (tmp_path / "q" / "model.pt").is_file()
+
+
+def test_tour(tmp_path):
+    out = _run("tour.py", "--games", 16, "--episodes", 2, cwd=tmp_path)
+    assert "[AEC]" in out and out.count("[eval]") == 6
+
+
+def test_sb3_maskable_ppo(tmp_path):
+    pytest.importorskip("sb3_contrib")
+    _run("sb3_maskable_ppo.py", "--game", "skipbo_junior", "--opponent", "random", "--steps", 256, "--envs", 8,
+         "--n-steps", 32, "--batch-size", 64, "--eval-freq", 128, "--eval-episodes", 2, "--final-games", 4,
+         "--out", tmp_path / "sb3", cwd=tmp_path)
+    res = json.loads((tmp_path / "sb3" / "results.json").read_text())
+    assert (tmp_path / "sb3" / "model.zip").is_file()
+    assert res, res
+
+
+def test_record_gif(tmp_path):
+    pytest.importorskip("PIL")
+    _run("record_gif.py", "--game", "skipbo_junior", "--max-frames", 5, "--out", tmp_path / "j.gif", cwd=tmp_path)
+    from PIL import Image
+
+    with Image.open(tmp_path / "j.gif") as im:
+        assert im.n_frames == 5
