@@ -510,7 +510,6 @@ class Trainer:
         self.net.load_state_dict(data["policy"]["state_dict"])
         self.opt.load_state_dict(data["optimizer"])
         self.iteration, self.steps, self.decisions, self.episodes, self.pool_next = data["counters"]
-        torch.set_rng_state(data["torch_rng"])
         self.rng.bit_generator.state = json.loads(data["np_rng_json"])
         # rebuild the pool in its saved order
         self.run.players, self.run._kinds = [], []
@@ -527,6 +526,8 @@ class Trainer:
         self.window = json.loads(data["window_json"])
         self.eval_history = json.loads(data["eval_json"])
         self.pretrain_log = json.loads(data.get("pretrain_json", "[]"))
+        # last: building the pool's networks above draws initial weights from torch's generator
+        torch.set_rng_state(data["torch_rng"])
         env = np.load(self.out / "checkpoint_env.npz", allow_pickle=False)
         self.run.states[:] = env["states"]
         self.run.masks[:] = env["masks"]
