@@ -14,7 +14,7 @@ from cardgym.train import main  # noqa: E402
 
 TINY = ["--envs", "16", "--rollout", "16", "--minibatch", "128", "--epochs", "1", "--hidden", "32",
         "--eval-every", "1", "--eval-games", "8", "--final-eval-games", "8", "--snapshot-every", "1",
-        "--pool-size", "2", "--checkpoint-every", "1", "--no-progress", "--threads", "1"]
+        "--pool-size", "2", "--checkpoint-every", "1", "--no-progress", "--threads", "1", "--pretrain-steps", "0"]
 
 
 def _run(out, steps=512, extra=()):
@@ -76,6 +76,6 @@ def test_pretraining_clones_the_teacher(tmp_path):
 
 def test_pretraining_needs_a_teacher_bot(tmp_path):
     with pytest.raises(ValueError, match="--imitate"):
-        _run(tmp_path / "x", extra=["--pretrain-steps", "100"])
+        _run(tmp_path / "x", extra=["--imitate", "", "--pretrain-steps", "100"])
     with pytest.raises(ValueError, match="expert"):
         _run(tmp_path / "y", extra=["--imitate", "wizard"])

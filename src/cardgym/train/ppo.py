@@ -34,13 +34,17 @@ from ..agents import FORMAT, PolicyNet, TorchPolicy, save_policy  # noqa: E402
 from ..agents.runner import EXTERNAL, BatchRunner  # noqa: E402
 from .evaluate import duplicate_eval, format_result  # noqa: E402
 
-# Per-game defaults of ``cardgym train GAME`` (command-line flags override them).
+# Per-game defaults of ``cardgym train GAME`` (command-line flags override them). Every preset clones
+# the expert bot first (behaviour cloning on 2M of its decisions, 10 epochs), then runs PPO against a
+# mixture of bots and the agent's own snapshots while the imitation weight falls from 1 to 0.
+_CLONE = dict(imitate="expert", pretrain_steps=2_000_000, pretrain_epochs=10, imitate_coef=1.0,
+              imitate_steps=5_000_000, total_steps=5_000_000, lr=1e-4, epochs=2)
 PRESETS = {
     # Skyjo: train on per-round points (dense) as a zero-sum difference, plus a win bonus at the end.
-    "skyjo": dict(rules={"reward": "score"}, reward="diff", reward_scale=0.02, win_bonus=1.0,
-                  opponents="greedy:0.6,random:0.05,self:0.35", total_steps=30_000_000),
-    "skipbo": dict(opponents="greedy:0.5,random:0.1,self:0.4", total_steps=20_000_000),
-    "skipbo_junior": dict(opponents="greedy:0.5,random:0.1,self:0.4", total_steps=20_000_000),
+    "skyjo": dict(_CLONE, rules={"reward": "score"}, reward="diff", reward_scale=0.02, win_bonus=1.0,
+                  opponents="greedy:0.7,random:0.05,self:0.25"),
+    "skipbo": dict(_CLONE, hidden=(512, 512), opponents="greedy:0.5,random:0.2,self:0.3"),
+    "skipbo_junior": dict(_CLONE, hidden=(512, 512), opponents="greedy:0.4,random:0.4,self:0.2"),
 }
 
 
@@ -655,7 +659,7 @@ def build_parser():
     p.add_argument("--lr", type=float, default=None)
     p.add_argument("--ent-coef", type=float, default=None)
     p.add_argument("--gamma", type=float, default=d.gamma)
-    p.add_argument("--hidden", default=",".join(map(str, d.hidden)), help="e.g. 256,256")
+    p.add_argument("--hidden", default=None, help=f"hidden layer sizes, e.g. {','.join(map(str, d.hidden))}")
     p.add_argument("--opponents", default=None, help="mixture, e.g. greedy:0.5,random:0.1,self:0.4")
     p.add_argument("--pool-size", type=int, default=d.pool_size)
     p.add_argument("--snapshot-every", type=int, default=d.snapshot_every)
@@ -712,7 +716,8 @@ def config_from_args(argv) -> tuple:
         rules["num_players"] = a.players
     cfg = Config(game=a.game, rules=rules, out=a.out or f"runs/{a.game}", seed=a.seed,
                  num_envs=a.envs, rollout=a.rollout, gamma=a.gamma,
-                 hidden=tuple(int(h) for h in a.hidden.split(",") if h),
+                 hidden=(tuple(int(h) for h in a.hidden.split(",") if h) if a.hidden
+                         else tuple(preset.get("hidden", Config.hidden))),
                  pool_size=a.pool_size, snapshot_every=a.snapshot_every, seat=a.seat,
                  eval_every=a.eval_every, eval_games=a.eval_games, final_eval_games=a.final_eval_games,
                  checkpoint_every=a.checkpoint_every, threads=a.threads, progress=not a.no_progress,
