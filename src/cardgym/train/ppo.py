@@ -542,6 +542,7 @@ class Trainer:
     # ------------------------------------------------------------------ main
     def train(self, resume: bool = False) -> dict:
         cfg = self.cfg
+        t_begin = time.perf_counter()
         self.out.mkdir(parents=True, exist_ok=True)
         iters = max(1, math.ceil(cfg.total_steps / (self.n * cfg.rollout)))
         log_path = self.out / "log.csv"
@@ -595,6 +596,7 @@ class Trainer:
                 self.save_checkpoint()
         bar.close()
         wall = time.perf_counter() - t_start
+        t_final = time.perf_counter()
         save_policy(self.out / "model.pt", self.policy().net, self.meta())
         final = {b: duplicate_eval(self.game, self.policy(), b, games=cfg.final_eval_games,
                                    seed=cfg.eval_seed + 10_000_000, **self.eval_rules) for b in self.bots()}
@@ -603,10 +605,18 @@ class Trainer:
                    "decisions": int(self.decisions), "episodes": int(self.episodes),
                    "final_eval": final, "eval_history": self.eval_history, "pretrain": self.pretrain_log}
         (self.out / "results.json").write_text(json.dumps(results, indent=1, sort_keys=True) + "\n")
-        sps = (self.steps - steps_start) / max(1e-9, wall)
-        timing = {"wall_s": round(wall, 1), "train_s": round(train_time, 1),
-                  "steps_per_s": round(sps), "decisions_per_s": round(sps * self.decisions / max(1, self.steps)),
-                  "threads": cfg.threads}
+        sps = (self.steps - steps_start) / max(1e-9, train_time)
+        pre_s = self.pretrain_log[-1]["elapsed_s"] if self.pretrain_log and not resume else 0.0
+        timing = {
+            "total_s": round(time.perf_counter() - t_begin, 1),  # this invocation, start to end
+            "pretrain_s": pre_s,  # behaviour cloning (collect + epochs), 0 when resumed
+            "ppo_wall_s": round(wall, 1),  # PPO iterations incl. periodic evaluations and checkpoints
+            "ppo_train_s": round(train_time, 1),  # rollouts + updates only
+            "final_eval_s": round(time.perf_counter() - t_final, 1),
+            "steps_per_s": round(sps),  # PPO learner steps per second of rollout + update
+            "decisions_per_s": round(sps * self.decisions / max(1, self.steps)),  # incl. opponents' moves
+            "threads": cfg.threads,
+        }
         (self.out / "timing.json").write_text(json.dumps(timing, indent=1) + "\n")
         self._plot()
         results["timing"] = timing
@@ -629,8 +639,9 @@ class Trainer:
         if not h:
             return
         series = {f"vs {b}": ([e["steps"] for e in h], [e[b] for e in h]) for b in self.bots()}
-        line_plot(self.out / "curve.png", series, title=f"{self.cfg.game}: duplicate win rate (greedy policy)",
-                  xlabel="learner steps", ylabel="win rate", ylim=(0, 1), hline=0.5)
+        line_plot(self.out / "curve.png", series, title=f"{self.cfg.game}: duplicate win rate of the argmax policy",
+                  xlabel="PPO learner steps" + (" (after behaviour cloning)" if self.pretrain_log else ""),
+                  ylabel="win rate", ylim=(0, 1), hline=0.5)
 
 
 # ------------------------------------------------------------------ command line
@@ -742,8 +753,9 @@ def main(argv=None) -> int:
           f"on {cfg.num_envs} games, opponents {cfg.opponents}; output in {cfg.out}", file=sys.stderr)
     res = tr.train(resume=resume)
     t = res["timing"]
-    print(f"done: {res['steps']:,} learner steps in {t['wall_s'] / 60:.1f} min "
-          f"({t['steps_per_s']:,} steps/s, {t['decisions_per_s']:,} decisions/s incl. opponents)")
+    print(f"done in {t['total_s'] / 60:.1f} min: {res['steps']:,} PPO learner steps "
+          f"({t['steps_per_s']:,} steps/s, {t['decisions_per_s']:,} decisions/s incl. opponents)"
+          + (f" after {t['pretrain_s'] / 60:.1f} min of behaviour cloning" if t["pretrain_s"] else ""))
     for b, r in res["final_eval"].items():
         print(format_result(b, r))
     print(f"model: {Path(cfg.out) / 'model.pt'}  results: {Path(cfg.out) / 'results.json'}")
