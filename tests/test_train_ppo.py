@@ -79,3 +79,18 @@ def test_pretraining_needs_a_teacher_bot(tmp_path):
         _run(tmp_path / "x", extra=["--imitate", "", "--pretrain-steps", "100"])
     with pytest.raises(ValueError, match="expert"):
         _run(tmp_path / "y", extra=["--imitate", "wizard"])
+
+
+def test_presets_and_flags():
+    from cardgym.train.ppo import PRESETS, config_from_args
+
+    cfg, resume = config_from_args(["skyjo"])
+    assert not resume and cfg.imitate == "expert" and cfg.pretrain_steps == 2_000_000
+    assert cfg.reward == "diff" and cfg.rules["reward"] == "score" and cfg.hidden == (256, 256)
+    cfg, _ = config_from_args(["skipbo_junior"])
+    assert cfg.hidden == tuple(PRESETS["skipbo_junior"]["hidden"]) and cfg.lr == PRESETS["skipbo_junior"]["lr"]
+    # explicit flags win over the preset
+    cfg, resume = config_from_args(["skyjo", "--lr", "3e-4", "--hidden", "64,64", "--imitate", "", "--steps", "1e5",
+                                    "--pretrain-steps", "0", "--epochs", "4", "--resume"])
+    assert (cfg.lr, cfg.hidden, cfg.imitate, cfg.total_steps, cfg.pretrain_steps, cfg.epochs) == (
+        3e-4, (64, 64), "", 100_000, 0, 4) and resume
