@@ -1,6 +1,6 @@
 """cardgym quickstart: train a Skyjo agent in a few minutes on a laptop CPU, then measure it.
 
-    python examples/quickstart.py [--game skyjo] [--steps 400000] [--pretrain-steps 300000] [--games 400]
+    python examples/quickstart.py [--game skyjo] [--steps 1000000] [--pretrain-steps 1000000] [--games 400]
 
 The README's main job. It runs the built-in trainer (``cardgym train``, see docs/training.md) on a small
 budget, in two phases:
@@ -12,7 +12,7 @@ budget, in two phases:
 
 It ends with duplicate matches (every deal played from both seats) of the trained agent against the
 ``random``, ``greedy`` and ``expert`` bots, printed with 95% intervals, and writes the model, logs and a
-curve to ``--out``. Expect about 5 minutes on 2 cores after the first-run compilation; the full-size runs
+curve to ``--out``. Expect about 4 minutes on 2 cores after the first-run compilation; the full-size runs
 behind docs/results.md are ``cardgym train GAME`` with each game's preset.
 """
 
@@ -28,9 +28,9 @@ from cardgym.train import main as train
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--game", default="skyjo", help="skyjo, skipbo or skipbo_junior")
-    ap.add_argument("--steps", type=float, default=4e5, help="PPO learner steps")
-    ap.add_argument("--pretrain-steps", type=float, default=3e5, help="expert decisions to clone first")
-    ap.add_argument("--pretrain-epochs", type=int, default=6)
+    ap.add_argument("--steps", type=float, default=1e6, help="PPO learner steps")
+    ap.add_argument("--pretrain-steps", type=float, default=1e6, help="expert decisions to clone first")
+    ap.add_argument("--pretrain-epochs", type=int, default=8)
     ap.add_argument("--games", type=int, default=400, help="duplicate games against each bot at the end")
     ap.add_argument("--envs", type=int, default=1024)
     ap.add_argument("--seed", type=int, default=0)
