@@ -7,10 +7,14 @@ decide inside compiled calls, snapshots in batched forward passes (see
 sampling) comes from the run's seed, and torch runs deterministic on the CPU, so one command run twice
 writes the same ``results.json``.
 
+With ``imitate`` set, a run starts with behaviour cloning of that bot (``pretrain_steps`` of its
+decisions in the learner's seat, ``pretrain_epochs`` epochs), and PPO adds a cross-entropy term toward
+the bot's choice on the learner's own states (DAgger) whose weight falls to 0 at ``imitate_steps``.
+
 Outputs in ``--out``: ``model.pt`` (the final policy, a :func:`cardgym.agents.load_policy` file),
 ``checkpoint.pt`` + ``checkpoint_env.npz`` (resume with ``--resume``), ``log.csv`` (one row per
-iteration), ``results.json`` (config, final duplicate evaluation against every bot), ``timing.json``
-(wall time, steps/s), ``curve.png`` (evaluation win rates over training).
+iteration), ``results.json`` (config, pretraining log, final duplicate evaluation against every bot),
+``timing.json`` (phase times, steps/s), ``curve.png`` (evaluation win rates over training).
 """
 
 from __future__ import annotations
