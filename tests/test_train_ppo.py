@@ -94,3 +94,23 @@ def test_presets_and_flags():
                                     "--pretrain-steps", "0", "--epochs", "4", "--resume"])
     assert (cfg.lr, cfg.hidden, cfg.imitate, cfg.total_steps, cfg.pretrain_steps, cfg.epochs) == (
         3e-4, (64, 64), "", 100_000, 0, 4) and resume
+
+
+def test_init_from_a_model_and_resume_guard(tmp_path):
+    from cardgym.train.ppo import Config, Trainer
+
+    _run(tmp_path / "a", steps=256)
+    model = tmp_path / "a" / "model.pt"
+    # a new run can start from a saved agent, with other settings
+    b = _run(tmp_path / "b", steps=256, extra=["--init", str(model), "--opponents", "random:1"])
+    assert b["config"]["init"] == str(model)
+    tr = Trainer(Config(game="skyjo", out=str(tmp_path / "c"), num_envs=4, hidden=(32,), init=str(model)))
+    import torch
+
+    saved = torch.load(model, weights_only=True)["state_dict"]
+    assert all(torch.equal(tr.net.state_dict()[k], saved[k]) for k in saved)
+    with pytest.raises(ValueError, match="does not fit"):
+        Trainer(Config(game="skyjo", out=str(tmp_path / "d"), num_envs=4, hidden=(64,), init=str(model)))
+    # resuming with another opponent mix is refused with the way out
+    with pytest.raises(ValueError, match=r"opponents.*--init"):
+        _run(tmp_path / "a", steps=512, extra=["--resume", "--opponents", "random:1"])

@@ -83,6 +83,7 @@ class Config:
     imitate: str = ""  # a bot whose choices the policy also learns (cross-entropy on the learner's states)
     imitate_coef: float = 1.0  # weight of that imitation loss at the start
     imitate_steps: int = 0  # learner steps over which the weight falls linearly to 0 (0: never falls)
+    init: str = ""  # a saved model (model.pt or checkpoint.pt) to start from instead of random weights
     pretrain_steps: int = 0  # teacher decisions to clone before PPO starts (needs ``imitate``)
     pretrain_epochs: int = 8
     pretrain_lr: float = 1e-3
@@ -164,6 +165,8 @@ class Trainer:
         self.obs_size = self.run.obs_size
         self.A = self.game.num_actions
         self.net = PolicyNet(self.obs_size, self.A, tuple(cfg.hidden))
+        if cfg.init:
+            self._load_init(cfg.init)
         self.opt = torch.optim.Adam(self.net.parameters(), lr=cfg.lr, eps=1e-5)
         self.mix = parse_spec(cfg.opponents)
         self.kinds = [k for k, _ in self.mix]
@@ -196,6 +199,19 @@ class Trainer:
             raise ValueError("--pretrain-steps needs a teacher: pass --imitate BOT (e.g. expert)")
 
     # ------------------------------------------------------------ opponents
+    def _load_init(self, path):
+        """Start from the weights of a saved model of the same game, observation and network shape."""
+        from ..agents import load_policy
+
+        pol = load_policy(path)
+        want = {"game": self.cfg.game, "obs_size": self.obs_size, "num_actions": self.A,
+                "hidden": list(self.cfg.hidden)}
+        have = {"game": pol.meta.get("game"), "obs_size": pol.obs_size, "num_actions": pol.num_actions,
+                "hidden": list(pol.net.hidden)}
+        if have != want:
+            raise ValueError(f"--init {str(path)!r} does not fit this run: the model has {have}, the run needs {want}")
+        self.net.load_state_dict(pol.net.state_dict())
+
     def _add_teacher(self):
         """Register the bot the policy imitates (``--imitate``), sharing the opponent's player if any."""
         name = self.cfg.imitate
@@ -512,9 +528,22 @@ class Trainer:
                  ep_ret=self.ep_ret, ep_len=self.ep_len)
         tmp.replace(self.out / "checkpoint.pt")
 
+    # settings the saved games, snapshot pool and network depend on: a resume must keep them
+    RESUME_KEYS = ("game", "rules", "num_envs", "opponents", "hidden", "observation", "pool_size", "seat")
+
     def load_checkpoint(self):
         torch = self.torch
         data = torch.load(self.out / "checkpoint.pt", map_location="cpu", weights_only=True)
+        saved = json.loads(data["config_json"])
+        now = json.loads(json.dumps(dataclasses.asdict(self.cfg)))
+        changed = [k for k in self.RESUME_KEYS if saved.get(k) != now.get(k)]
+        if changed:
+            detail = ", ".join(f"{k}: {saved.get(k)!r} -> {now.get(k)!r}" for k in changed)
+            raise ValueError(
+                f"--resume must keep the settings the checkpoint's games and networks were built with; "
+                f"changed: {detail}. To train on from this agent with new settings, start a new run with "
+                f"--init {self.out / 'model.pt'}"
+            )
         self.net.load_state_dict(data["policy"]["state_dict"])
         self.opt.load_state_dict(data["optimizer"])
         self.iteration, self.steps, self.decisions, self.episodes, self.pool_next = data["counters"]
@@ -689,6 +718,8 @@ def build_parser():
     p.add_argument("--imitate-coef", type=float, default=None, help="imitation loss weight at the start")
     p.add_argument("--imitate-steps", type=float, default=None,
                    help="learner steps over which the imitation weight falls linearly to 0 (0: constant)")
+    p.add_argument("--init", default="", metavar="MODEL",
+                   help="start from a saved model's weights (e.g. runs/skyjo/model.pt) instead of random ones")
     p.add_argument("--pretrain-steps", type=float, default=None,
                    help="behaviour cloning before PPO: teacher (--imitate) decisions to learn from (e.g. 1e6)")
     p.add_argument("--pretrain-epochs", type=int, default=None)
@@ -736,7 +767,7 @@ def config_from_args(argv) -> tuple:
                  pool_size=a.pool_size, snapshot_every=a.snapshot_every, seat=a.seat,
                  eval_every=a.eval_every, eval_games=a.eval_games, final_eval_games=a.final_eval_games,
                  checkpoint_every=a.checkpoint_every, threads=a.threads, progress=not a.no_progress,
-                 anneal_lr=not a.no_anneal_lr)
+                 anneal_lr=not a.no_anneal_lr, init=a.init)
     for key, dest in _PRESET_FLAGS.items():
         value = getattr(a, dest)
         if value is None:
