@@ -691,7 +691,11 @@ def build_parser():
     import argparse
 
     d = Config()
-    p = argparse.ArgumentParser(prog="cardgym train", description="Train a masked PPO agent on a cardgym game.")
+    p = argparse.ArgumentParser(
+        prog="cardgym train", description="Train a masked PPO agent on a cardgym game.",
+        epilog="Each game has a preset (PRESETS in cardgym/train/ppo.py, described in docs/training.md): clone the "
+               "expert bot, then PPO. Every flag given overrides the preset; --imitate '' --pretrain-steps 0 "
+               "trains with pure PPO.")
     p.add_argument("game", help="skyjo, skipbo or skipbo_junior")
     p.add_argument("--steps", type=float, default=None, help="learner decisions to train (e.g. 3e7)")
     p.add_argument("--out", default=None, help="output folder (default runs/GAME)")
@@ -714,7 +718,7 @@ def build_parser():
     p.add_argument("--reward-scale", type=float, default=None)
     p.add_argument("--win-bonus", type=float, default=None)
     p.add_argument("--imitate", default=None, metavar="BOT",
-                   help="also learn this bot's choices on the learner's own states (e.g. expert)")
+                   help="also learn this bot's choices on the learner's own states (e.g. expert; '' for none)")
     p.add_argument("--imitate-coef", type=float, default=None, help="imitation loss weight at the start")
     p.add_argument("--imitate-steps", type=float, default=None,
                    help="learner steps over which the imitation weight falls linearly to 0 (0: constant)")
