@@ -26,7 +26,7 @@ import numpy as np
 from numba import njit
 
 from ...core.rng import pick_legal
-from .kernels import disc_top, need, partner_of, pile_start, pile_step, stock_top
+from .kernels import disc_top, need, next_need, partner_of, pile_step, stock_top
 from .rules import (
     A_DISCARD,
     A_PASS,
@@ -192,11 +192,7 @@ def _empty_hand(s, p, mask, seat, partner):
                         a = (S_DISCARD + d) * 4 + b
                         break
             if a >= 0:
-                step = pile_step(p, b)
-                nv = v + step
-                if nv < 1 or nv > 12:
-                    nv = pile_start(p, b)
-                s._bot_need[b] = nv
+                s._bot_need[b] = next_need(p, b, v)
                 break
         if a < 0:
             return -1
@@ -226,9 +222,7 @@ def _free_play(s, p, mask, seat, partner):
     starved = s.draw_len == 0 and s.done_len == 0
     for b in range(NUM_PILES):
         v = need(s, p, b)
-        nv = v + pile_step(p, b)
-        if nv < 1 or nv > 12:
-            nv = pile_start(p, b)
+        nv = next_need(p, b, v)
         if not starved and _opens(s, p, seat, partner, nv):
             continue
         for d in range(NUM_DISCARDS):
@@ -237,9 +231,7 @@ def _free_play(s, p, mask, seat, partner):
                 return a
     for b in range(NUM_PILES):
         v = need(s, p, b)
-        nv = v + pile_step(p, b)
-        if nv < 1 or nv > 12:
-            nv = pile_start(p, b)
+        nv = next_need(p, b, v)
         if not starved and _opens(s, p, seat, partner, nv):
             continue
         a = v * 4 + b

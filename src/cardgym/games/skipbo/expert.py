@@ -40,7 +40,7 @@ import numpy as np
 from numba import njit
 
 from ...core.rng import pick_legal
-from .kernels import disc_top, need, partner_of, pile_start, pile_step, stock_top
+from .kernels import disc_top, need, next_need, partner_of, pile_step, stock_top
 from .rules import (
     A_DISCARD,
     A_PASS,
@@ -81,15 +81,6 @@ _SRC_STOCK = 9
 _SRC_HAND = 10
 _SRC_WILD = 11
 _NSRC = 12
-
-
-@njit(cache=True)
-def _next_need(p, b, v):
-    """Value pile ``b`` needs after a card of value ``v`` went on it (a completed pile restarts)."""
-    nv = v + pile_step(p, b)
-    if nv < 1 or nv > 12:
-        nv = pile_start(p, b)
-    return nv
 
 
 @njit(cache=True)
@@ -267,7 +258,7 @@ def _best_plan(s, p, K, w, mask, seat, partner, target, own_stock_src):
     for b in range(NUM_PILES):
         a, cost, _wilds = _plan_pile(s, p, K, seat, partner, b, target, own_stock_src, pos, opt, cst, used, first_of)
         if a >= 0 and mask[a]:
-            key = cost * 16 + K[K_PLAN_THREAT] * _threat(s, seat, partner, _next_need(p, b, target))
+            key = cost * 16 + K[K_PLAN_THREAT] * _threat(s, seat, partner, next_need(p, b, target))
             if key < best_key:
                 best_key = key
                 best = a
@@ -310,7 +301,7 @@ def _stock_direct(s, p, mask, seat, partner, source, top):
         if mask[a]:
             if top != 0:
                 return a
-            nv = _next_need(p, b, need(s, p, b))
+            nv = next_need(p, b, need(s, p, b))
             sc = -10 * _threat(s, seat, partner, nv) + s.heights[b]
             if _can_source(s, seat, partner, nv):
                 sc += 50
@@ -361,7 +352,7 @@ def _empty_hand(s, p, K, w, mask, seat, partner):
                 hand[v] -= 1
                 rem -= 1
                 a = v * 4 + b
-                nd[b] = _next_need(p, b, v)
+                nd[b] = next_need(p, b, v)
                 break
         if a < 0:
             for b in range(NUM_PILES):
@@ -372,7 +363,7 @@ def _empty_hand(s, p, K, w, mask, seat, partner):
                         if s.disc[who, d % NUM_DISCARDS, pos[d] - 1] == v:
                             pos[d] -= 1
                             a = _action(d, b)
-                            nd[b] = _next_need(p, b, v)
+                            nd[b] = next_need(p, b, v)
                             break
                 if a >= 0:
                     break
@@ -401,7 +392,7 @@ def _dead_play(s, p, K, mask, seat, partner, t):
         v = need(s, p, b)
         if K[K_PLAY_USEFUL] == 0 and _useful(s, p, v, t):
             continue
-        thr = _threat(s, seat, partner, _next_need(p, b, v))
+        thr = _threat(s, seat, partner, next_need(p, b, v))
         if thr > 0 and K[K_DEAD_VETO] != 0:
             continue
         for d in range(NUM_DISCARDS):

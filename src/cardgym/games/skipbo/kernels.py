@@ -66,6 +66,15 @@ def pile_step(p, b):
 
 
 @njit(cache=True)
+def next_need(p, b, v):
+    """Value pile ``b`` needs after a card of value ``v`` went on it (a completed pile restarts)."""
+    nv = v + pile_step(p, b)
+    if nv < 1 or nv > 12:
+        nv = pile_start(p, b)
+    return nv
+
+
+@njit(cache=True)
 def need(s, p, b):
     """Value build pile ``b`` needs next."""
     if p[P_DIRECTIONS] == 1 and b >= 2:
