@@ -25,14 +25,14 @@ GAMES = {
 
 
 def get_game(name: str):
-    """The :class:`cardgym.core.game.GameSpec` of a game by name."""
+    """The `cardgym.core.game.GameSpec` of a game by name."""
     if name not in GAMES:
         raise ValueError(f"unknown game {name!r}; games: {sorted(GAMES)}")
     return importlib.import_module(GAMES[name][0]).GAME
 
 
 def make_vec(game: str, num_envs: int, **kwargs):
-    """A :class:`cardgym.core.vector.CardGameVectorEnv` of ``num_envs`` games of ``game``.
+    """A [`CardGameVectorEnv`][cardgym.core.vector.CardGameVectorEnv] of ``num_envs`` games of ``game``.
 
     Keyword arguments: ``opponent`` (bot name, default ``"random"``), ``seat``, ``observation``,
     ``autoreset_mode``, ``illegal_penalty``, ``copy`` and every rule option of the game.

@@ -26,7 +26,7 @@ __all__ = ["CardGameSB3VecEnv", "make_vec_env"]
 
 
 class CardGameSB3VecEnv(VecEnv):
-    """SB3 view of a :class:`cardgym.core.vector.CardGameVectorEnv` (same-step autoreset)."""
+    """SB3 view of a [`CardGameVectorEnv`][cardgym.core.vector.CardGameVectorEnv] (same-step autoreset)."""
 
     def __init__(self, venv):
         self.venv = venv
@@ -109,7 +109,7 @@ class CardGameSB3VecEnv(VecEnv):
 def make_vec_env(game: str, num_envs: int, opponent="random", seat="random", **kwargs) -> CardGameSB3VecEnv:
     """An SB3 ``VecEnv`` of ``num_envs`` games of ``game`` against ``opponent`` (a bot name, a model
     path or a policy), the learner's ``seat`` fixed or ``"random"``. Other keyword arguments go to
-    :func:`cardgym.make_vec` (``observation``, ``illegal_penalty``, rule options)."""
+    [`cardgym.make_vec`][cardgym.make_vec] (``observation``, ``illegal_penalty``, rule options)."""
     import cardgym
 
     kwargs.pop("autoreset_mode", None)

@@ -5,8 +5,8 @@ A *policy* is anything usable as
 - a Python callable ``policy(obs, mask) -> action`` (one observation, its int8/bool mask), and
 - a batched ``policy.act(obs_batch, mask_batch) -> actions`` (``(B, obs_size)``, ``(B, num_actions)``).
 
-:func:`load_policy` turns a saved model file into such an object. Model files are written by
-:func:`save_policy` (the built-in trainer, ``cardgym train``) and hold only tensors, numbers and a JSON
+[`load_policy`][cardgym.agents.load_policy] turns a saved model file into such an object. Model files are written by
+[`save_policy`][cardgym.agents.save_policy] (the built-in trainer, ``cardgym train``) and hold only tensors, numbers and a JSON
 string: they load with ``torch.load(weights_only=True)``, so loading a model never unpickles arbitrary
 objects. Checkpoints of the trainer (``checkpoint.pt``) load as well (their policy part is used).
 
@@ -75,7 +75,7 @@ def PolicyNet(obs_size: int, num_actions: int, hidden=(256, 256)):
 
 
 def save_policy(path, net, meta: dict | None = None) -> Path:
-    """Write ``net`` (a :func:`PolicyNet`) and JSON-able ``meta`` to ``path`` as plain tensors."""
+    """Write ``net`` (a [`PolicyNet`][cardgym.agents.PolicyNet]) and JSON-able ``meta`` to ``path`` as plain tensors."""
     torch = _torch()
     meta = dict(meta or {})
     meta.update(obs_size=net.obs_size, num_actions=net.num_actions, hidden=list(net.hidden))
@@ -90,7 +90,7 @@ class TorchPolicy:
     """A loaded model as a policy: ``policy(obs, mask) -> int`` and ``policy.act(obs, masks) -> array``.
 
     Args:
-        net: a :func:`PolicyNet`.
+        net: a [`PolicyNet`][cardgym.agents.PolicyNet].
         meta: the model's metadata (``game``, ``rules``, ``observation``, ``obs_size``...).
         deterministic: pick the most likely legal action (default) instead of sampling.
         seed: seed of the sampling generator (with ``deterministic=False``).
@@ -135,7 +135,7 @@ class TorchPolicy:
 
 
 def load_policy(path, deterministic: bool = True, seed: int = 0) -> TorchPolicy:
-    """Load a model saved by :func:`save_policy` or a trainer checkpoint, with ``weights_only=True``."""
+    """Load a model saved by [`save_policy`][cardgym.agents.save_policy] or a trainer checkpoint, with ``weights_only=True``."""
     torch = _torch()
     path = Path(path)
     if not path.is_file():

@@ -41,13 +41,13 @@ class BatchRunner:
     """``num_envs`` records of one game and who plays each seat.
 
     Args:
-        game: a :class:`cardgym.core.game.GameSpec`.
+        game: a `cardgym.core.game.GameSpec`.
         rules: the game's ``Rules`` (``game.make_rules(**options)``).
         num_envs: batch size.
         observation: the flat encoder policies observe (``"vector"``).
 
     ``players`` is a list of bot names and policies; ``seat_player[i, seat]`` is an index into it or
-    :data:`EXTERNAL`. ``rewards[i, seat]`` accumulates every reward paid since the caller last zeroed it.
+    `EXTERNAL`. ``rewards[i, seat]`` accumulates every reward paid since the caller last zeroed it.
     """
 
     def __init__(self, game, rules, num_envs: int, observation: str = "vector"):

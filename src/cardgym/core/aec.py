@@ -289,7 +289,7 @@ class CardGameAEC(AECEnv, EzPickle):
         }
 
     def load_state_dict(self, data: dict) -> None:
-        """Restore a :meth:`state_dict` taken from an environment with the same rules."""
+        """Restore a [`state_dict`][cardgym.core.aec.CardGameAEC.state_dict] taken from an environment with the same rules."""
         if not isinstance(data, dict) or data.get("env") != self.game.env_name:
             raise ValueError(f"state_dict is not a {self.game.env_name} state (env={data.get('env')!r})")
         if data.get("rules") != self.rules.as_dict():

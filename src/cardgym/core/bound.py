@@ -1,6 +1,6 @@
 """The game-independent compiled loops, and every entry point the Python layers call.
 
-This file is written once for all games and is a template: :meth:`cardgym.core.game.GameSpec.compiled`
+This file is written once for all games and is a template: `cardgym.core.game.GameSpec.compiled`
 loads it once per game as its own module (``cardgym.games.<game>._bound``) and sets the game's kernels
 as the module globals below before anything compiles. numba binds globals at compile time, so the
 loops call the game's kernels directly, calls from Python pass only arrays and numbers (cheap to
@@ -240,7 +240,7 @@ def vec_step(
     states, params, actions, seat_choice, seats, masks, obs, rewards, terminated, truncated, illegal,
     needs_reset, same_step, final_obs, penalty, which_bot, which_obs,
 ):
-    """:func:`step_env` for every record of the batch. Returns the decisions taken."""
+    """`step_env` for every record of the batch. Returns the decisions taken."""
     total = 0
     for i in range(states.shape[0]):
         total += step_env(
@@ -255,7 +255,7 @@ def vec_step_parallel(
     states, params, actions, seat_choice, seats, masks, obs, rewards, terminated, truncated, illegal,
     needs_reset, same_step, final_obs, penalty, which_bot, which_obs,
 ):
-    """:func:`vec_step` with the records shared out over numba's threads (every record is
+    """`vec_step` with the records shared out over numba's threads (every record is
     independent: its own state, generators and output rows)."""
     total = 0
     for i in prange(states.shape[0]):

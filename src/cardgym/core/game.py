@@ -1,12 +1,12 @@
 """The game protocol: what a game folder hands to the environment layers.
 
-A game is described by one :class:`GameSpec`. The environment layers (``core.aec``,
+A game is described by one `GameSpec`. The environment layers (``core.aec``,
 ``core.single``, ``core.vector``) know nothing else about a game.
 
 State records
 -------------
 A game's state is one numpy structured record (``GameSpec.state_dtype``) whose first fields are the
-common header built by :func:`state_dtype`:
+common header built by `state_dtype`:
 
 =============== ========================= =====================================================
 field           type                      meaning
@@ -26,7 +26,7 @@ All are ``numba.njit(cache=True)`` functions over one record ``s`` (an element o
 and the rules' parameter vector ``p`` (int32, from ``Rules.params()``):
 
 - ``reset(s, p, seed, deck, deck_len)``: start an episode. ``seed`` seeds ``rng``/``bot_rng`` via
-  :func:`cardgym.core.rng.seed_record`. If ``deck_len > 0``, ``deck[:deck_len]`` is a stacked deck
+  `cardgym.core.rng.seed_record`. If ``deck_len > 0``, ``deck[:deck_len]`` is a stacked deck
   (front = top) used for the first deal instead of a shuffle.
 - ``legal(s, p, mask)``: write the int8 legal-action mask of seat ``s.current`` (zeros when over).
 - ``apply(s, p, action)``: play a legal action of ``s.current``. It first zeroes ``s.reward``, then
@@ -81,7 +81,7 @@ class Field:
 class FlatEncoder:
     """A compiled float32 observation: ``kernel(s, p, seat, out)`` fills ``out``.
 
-    ``layout(rules)`` returns the named table of :class:`Field` s, in order, that the docs show and a
+    ``layout(rules)`` returns the named table of `Field`s, in order, that the docs show and a
     test holds against the kernel.
     """
 

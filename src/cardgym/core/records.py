@@ -17,7 +17,7 @@ def record_to_dict(record) -> dict:
 
 
 def record_from_dict(dtype: np.dtype, data: dict) -> np.ndarray:
-    """A 1-element record array of ``dtype`` filled from :func:`record_to_dict` output."""
+    """A 1-element record array of ``dtype`` filled from `record_to_dict` output."""
     if not isinstance(data, dict):
         raise ValueError(f"state record must be a dict of fields, got {type(data).__name__}")
     names = [n for n in dtype.names if not n.startswith("_")]

@@ -28,7 +28,7 @@ class CardGameVectorEnv(VectorEnv):
     ``(num_envs, num_actions)``) and ``action_masks()`` (bool).
 
     Args:
-        game: a :class:`GameSpec`.
+        game: a `cardgym.core.game.GameSpec`.
         num_envs: batch size.
         opponent: a bot name of the game (``"random"``, ``"greedy"``, ...), played inside the compiled
             step; or a saved model path / a policy (``(obs, mask) -> action``, batched ``act`` if it has

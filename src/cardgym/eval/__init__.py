@@ -1,9 +1,9 @@
 """Fair evaluation of bots and trained policies.
 
-- :func:`match`: a duplicate match between two players: every deal is played once per seat
+- [`match`][cardgym.eval.match]: a duplicate match between two players: every deal is played once per seat
   rotation, so the luck of the deal cancels out. With ``num_players > 2`` player ``a`` takes one seat
   and ``b`` every other seat ("a against the field"), rotated through all seats.
-- :func:`tournament`: a round robin of any players with a Bradley-Terry rating fit (Elo scale).
+- [`tournament`][cardgym.eval.tournament]: a round robin of any players with a Bradley-Terry rating fit (Elo scale).
 
 Players are bot names (``"random"``, ``"greedy"``, ...; played inside the compiled batch), paths to
 saved policies, or objects with ``act(obs_batch, mask_batch) -> actions``. A game's outcome for ``a``
@@ -58,7 +58,7 @@ def play(game, rules, seeds: np.ndarray, seat_players: list, chunk: int = 2048, 
     """Play one game per seed; ``seat_players[g][seat]`` is a bot name or a policy.
 
     Games whose seats are all bots run whole inside one compiled call (``play_games``); games with
-    policies run through :class:`cardgym.agents.runner.BatchRunner` (bots compiled, each policy acting
+    policies run through [`cardgym.agents.runner.BatchRunner`][cardgym.agents.runner.BatchRunner] (bots compiled, each policy acting
     on a batch). Returns (rewards ``(games, num_players)``, status ``(games,)``, turns ``(games,)``).
     """
     from ..agents.runner import BatchRunner

@@ -1,6 +1,6 @@
 """Pictures and text views of a game's table, public or as one seat sees it.
 
-Entry points (``game_spec`` is a :class:`~cardgym.core.game.GameSpec` or a game name)::
+Entry points (``game_spec`` is a `cardgym.core.game.GameSpec` or a game name)::
 
     from cardgym import render, skyjo_v0
     e = skyjo_v0.raw_env(num_players=3); e.reset(seed=1)
@@ -12,8 +12,8 @@ adds what seat ``k`` alone sees (its Skip-Bo hand) and highlights the cards it c
 act. Face-down Skyjo cards stay hidden in every view: nobody has seen them.
 
 Underneath, a per-game builder (``cardgym.render.<game>.scene``) turns a state record into a
-game-independent :class:`~cardgym.render.scene.Scene`, which :func:`draw_rgb.rgb` (Pillow; ``pip install
-cardgym[render]``) or :func:`draw_text.ansi` draws. The image size depends only on the game and its
+game-independent `cardgym.render.scene.Scene`, which `draw_rgb.rgb` (Pillow; ``pip install
+cardgym[render]``) or `draw_text.ansi` draws. The image size depends only on the game and its
 number of players, so every frame of an episode has the same shape.
 """
 
@@ -36,7 +36,7 @@ def _name(game_spec) -> str:
 
 
 def scene(game_spec, record, rules, viewer=None) -> Scene:
-    """The :class:`Scene` of a state record: the public view (``viewer=None``) or seat ``viewer``'s."""
+    """The `Scene` of a state record: the public view (``viewer=None``) or seat ``viewer``'s."""
     return importlib.import_module(f"{__name__}.{_name(game_spec)}").scene(record, rules, viewer)
 
 
@@ -50,7 +50,7 @@ def rgb_array(game_spec, record, rules, viewer=None) -> np.ndarray:
 
 
 def image(game_spec, record, rules, viewer=None):
-    """The table as a ``PIL.Image`` (what :func:`rgb_array` returns as an array)."""
+    """The table as a ``PIL.Image`` (what `rgb_array` returns as an array)."""
     from .draw_rgb import render_image
 
     return render_image(scene(game_spec, record, rules, viewer))

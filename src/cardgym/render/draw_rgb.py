@@ -1,4 +1,4 @@
-"""Draw a :class:`~cardgym.render.scene.Scene` as an RGB image with Pillow (``pip install cardgym[render]``).
+"""Draw a `cardgym.render.scene.Scene` as an RGB image with Pillow (``pip install cardgym[render]``).
 
 Cards are rounded rectangles: Skip-Bo family cards are white with a coloured number (wilds orange),
 Skyjo cards are filled with their value band's colour, face-down cards show a patterned back and empty

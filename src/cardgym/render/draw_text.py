@@ -1,4 +1,4 @@
-"""Draw a :class:`~cardgym.render.scene.Scene` as a text table, with ANSI colours if asked.
+"""Draw a `cardgym.render.scene.Scene` as a text table, with ANSI colours if asked.
 
 Every card is a 4-character cell: the number right-aligned, ``W`` (``SB`` in Skip-Bo) for a wild,
 ``##`` for a face-down card, ``--`` for an empty slot; a highlighted card is in brackets, ``[ 7]``. Fanned piles

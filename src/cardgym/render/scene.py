@@ -1,12 +1,12 @@
-"""A small, game-independent description of a card table, drawn by :mod:`.draw_rgb` and :mod:`.draw_text`.
+"""A small, game-independent description of a card table, drawn by `draw_rgb` and `draw_text`.
 
-A :class:`Scene` is a title, a few text lines, one *table* region (the shared piles in the middle) and
-one region per player. A region holds text lines and rows of :class:`Pile` s; a pile holds
-:class:`Card` s laid out side by side (``"row"``), overlapped downwards bottom card first (``"fan"``,
+A `Scene` is a title, a few text lines, one *table* region (the shared piles in the middle) and
+one region per player. A region holds text lines and rows of `Pile`s; a pile holds
+`Card`s laid out side by side (``"row"``), overlapped downwards bottom card first (``"fan"``,
 a fanned discard pile or hand stack) or as its top card only with a card count (``"stack"``).
 
 A card is a number (``kind="value"``), a wild, a face-down back or an empty slot, optionally
-highlighted. Its colours come from the scene's ``palette`` (the game's name) through :func:`band`.
+highlighted. Its colours come from the scene's ``palette`` (the game's name) through `band`.
 
 The layout is structural: the size of a drawn scene depends only on the number of piles, cards per
 ``"row"`` pile and ``fan_slots`` of ``"fan"`` piles, never on the values shown, so every frame of one

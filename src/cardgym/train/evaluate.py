@@ -1,5 +1,5 @@
 """Duplicate evaluation of a trained policy (or any player) against another, for the trainer and the
-examples: a thin adapter over :func:`cardgym.eval.match`."""
+examples: a thin adapter over [`cardgym.eval.match`][cardgym.eval.match]."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from ..eval import match
 
 def duplicate_eval(game, player, opponent, games: int = 2000, seed: int = 0, **rules) -> dict:
     """Win rate of ``player`` against ``opponent`` over ``games`` duplicate games
-    (:func:`cardgym.eval.match`: every deal once per seat rotation, a draw counts half, 95% Wilson
+    ([`cardgym.eval.match`][cardgym.eval.match]: every deal once per seat rotation, a draw counts half, 95% Wilson
     interval). Players are bot names, model paths or policies; ``rules`` are the game's options."""
     num_players = rules.pop("num_players", 2)
     r = match(game, player, opponent, num_players=num_players, games=games, seed=seed, **rules)

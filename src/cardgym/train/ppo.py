@@ -3,7 +3,7 @@
 One learner seat per game; every other seat is played by an opponent drawn at each episode start
 from a mixture of the game's bots and a pool of the learner's own past snapshots (self-play). Bots
 decide inside compiled calls, snapshots in batched forward passes (see
-:class:`cardgym.agents.runner.BatchRunner`). Everything random (deals, seats, opponents, action
+[`cardgym.agents.runner.BatchRunner`][cardgym.agents.runner.BatchRunner]). Everything random (deals, seats, opponents, action
 sampling) comes from the run's seed, and torch runs deterministic on the CPU, so one command run twice
 writes the same ``results.json``.
 
@@ -11,7 +11,7 @@ With ``imitate`` set, a run starts with behaviour cloning of that bot (``pretrai
 decisions in the learner's seat, ``pretrain_epochs`` epochs), and PPO adds a cross-entropy term toward
 the bot's choice on the learner's own states (DAgger) whose weight falls to 0 at ``imitate_steps``.
 
-Outputs in ``--out``: ``model.pt`` (the final policy, a :func:`cardgym.agents.load_policy` file),
+Outputs in ``--out``: ``model.pt`` (the final policy, a [`cardgym.agents.load_policy`][cardgym.agents.load_policy] file),
 ``checkpoint.pt`` + ``checkpoint_env.npz`` (resume with ``--resume``), ``log.csv`` (one row per
 iteration), ``results.json`` (config, pretraining log, final duplicate evaluation against every bot),
 ``timing.json`` (phase times, steps/s), ``curve.png`` (evaluation win rates over training).
@@ -753,7 +753,7 @@ _INT_FIELDS = {f.name for f in dataclasses.fields(Config) if f.type in ("int", i
 
 def config_from_args(argv) -> tuple:
     """``(Config, resume)`` from command-line arguments: the defaults, then the game's preset
-    (:data:`PRESETS`), then every flag given explicitly."""
+    (`PRESETS`), then every flag given explicitly."""
     a = build_parser().parse_args(argv)
     preset = dict(PRESETS.get(a.game, {}))
     rules = dict(preset.pop("rules", {}))

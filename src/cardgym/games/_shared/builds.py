@@ -3,7 +3,7 @@
 A build pile is row ``b`` of an int8 array ``builds[pile, :]`` (bottom first). ``heights[pile]`` is
 its logical height (how many values have been played on it: it fixes the next value needed) and
 ``counts[pile]`` how many cards physically lie on it (smaller than the height only after
-:func:`take_under_tops` recycled the cards under a top card). Wild cards (code 0) stay wilds on the pile: they keep their code so that recycled
+`take_under_tops` recycled the cards under a top card). Wild cards (code 0) stay wilds on the pile: they keep their code so that recycled
 cards come back as the cards they really are. A pile runs from ``start`` in steps of ``step``
 (``+1`` from 1, or ``-1`` from 12 in Skip-Bo's two-up-two-down variant) and is complete at
 ``length`` cards (12 in Skip-Bo, 10 in Junior).
