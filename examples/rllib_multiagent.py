@@ -10,8 +10,10 @@ install torch first so that pip takes the CPU wheel rather than a CUDA build:
     /tmp/rllib-venv/bin/python examples/rllib_multiagent.py --game skyjo --iterations 10
 
 The AEC env goes through ``cardgym.wrappers.rllib_keys`` (``observation`` -> ``observations``, mask
--> float32) and RLlib's ``PettingZooEnv``; the policy is RLlib's example ``ActionMaskingTorchRLModule``
-(new API stack), mapped to every seat. Ray starts locally by default (2 CPUs, no dashboard). To use a
+-> float32) and RLlib's ``PettingZooEnv``; the policy is cardgym's own action-masking RLModule
+``cardgym.wrappers.rllib_module.MaskedMLPModule`` (new API stack: MLP, illegal logits set to the
+smallest float32, value head; imported only here, so cardgym itself never needs Ray), mapped to every
+seat. Ray starts locally by default (2 CPUs, no dashboard). To use a
 cluster, start it (``ray start --head`` on one machine, ``ray start --address=HEAD:6379`` on the
 others) and pass ``--address auto`` on a cluster node (or ``--address HEAD:6379``, or set
 ``RAY_ADDRESS``; an explicit address needs ``RAY_AUTH_MODE=token`` and the head's token in
@@ -109,8 +111,9 @@ def main(argv=None):
     from ray.rllib.algorithms.ppo import PPOConfig
     from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
     from ray.rllib.core.rl_module.rl_module import RLModuleSpec
-    from ray.rllib.examples.rl_modules.classes.action_masking_rlm import ActionMaskingTorchRLModule
     from ray.tune.registry import register_env
+
+    from cardgym.wrappers.rllib_module import MaskedMLPModule  # imports Ray: only here
 
     t_start = time.perf_counter()
     where = init_ray(a.address, a.num_cpus)
@@ -123,8 +126,8 @@ def main(argv=None):
                      disable_env_checking=True)
         .multi_agent(policies={POLICY}, policy_mapping_fn=lambda agent_id, episode, **kw: POLICY)
         .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs={
-            POLICY: RLModuleSpec(module_class=ActionMaskingTorchRLModule,
-                                 model_config={"fcnet_hiddens": a.hidden, "vf_share_layers": False})}))
+            POLICY: RLModuleSpec(module_class=MaskedMLPModule,
+                                 model_config={"hidden": a.hidden, "vf_share_layers": False})}))
         .env_runners(num_env_runners=a.num_env_runners, num_cpus_per_env_runner=1)
         .learners(num_learners=0)
         .training(train_batch_size_per_learner=a.train_batch, minibatch_size=min(a.minibatch, a.train_batch),

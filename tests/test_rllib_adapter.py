@@ -1,14 +1,18 @@
-"""The RLlib key adapter (``cardgym.wrappers.rllib_keys``) without Ray, and RLlib itself where installed.
+"""The RLlib key adapter (``cardgym.wrappers.rllib_keys``) without Ray, and cardgym's masking RLModule
+(``cardgym.wrappers.rllib_module.MaskedMLPModule``) with RLlib where installed.
 
 Without Ray, the tests drive the wrapped AEC env the way RLlib's ``PettingZooEnv`` does (``last()``
 for each agent, ``step(None)`` through the dead) and check the masking module's contract: a Dict
-``{"observations", "action_mask"}`` whose float32 mask is exactly the env's int8 mask.
+``{"observations", "action_mask"}`` whose float32 mask is exactly the env's int8 mask. With RLlib
+(skipped otherwise), the module's forward passes give illegal actions exactly zero probability, its
+values have the batch's shape, and a PPO update through RLlib's own EnvRunner and Learner runs.
 """
 
 from __future__ import annotations
 
 import importlib
 import pickle
+import subprocess
 import sys
 from pathlib import Path
 
@@ -163,9 +167,12 @@ def test_pickles():
     assert set(env2.observe(env2.agent_selection)) == {"observations", "action_mask"}
 
 
+def _example_path():
+    return Path(__file__).resolve().parents[1] / "examples" / "rllib_multiagent.py"
+
+
 def _example():
-    path = Path(__file__).resolve().parents[1] / "examples" / "rllib_multiagent.py"
-    spec = importlib.util.spec_from_file_location("rllib_multiagent", path)
+    spec = importlib.util.spec_from_file_location("rllib_multiagent", _example_path())
     mod = importlib.util.module_from_spec(spec)
     sys.modules.setdefault("rllib_multiagent", mod)
     spec.loader.exec_module(mod)  # imports no Ray at module level
@@ -194,29 +201,266 @@ def test_example_module_policy_is_greedy_over_legal_actions():
     assert r["games"] == 4
 
 
-# ----------------------------------------------------------------------------- with Ray installed
-def test_rllib_pettingzoo_env_and_masking_module():
-    pytest.importorskip("ray")
-    pytest.importorskip("ray.rllib")
-    torch = pytest.importorskip("torch")
-    from ray.rllib.env.wrappers.pettingzoo_env import PettingZooEnv
-    from ray.rllib.examples.rl_modules.classes.action_masking_rlm import ActionMaskingTorchRLModule
+def test_cardgym_imports_no_ray():
+    """Ray stays optional: cardgym, its wrappers and the example's module level never import it (only
+    ``cardgym.wrappers.rllib_module`` does, and only when imported by name)."""
+    code = (
+        "import importlib.util, sys\n"
+        "import cardgym, cardgym.wrappers, cardgym.wrappers.rllib, cardgym.eval\n"
+        f"spec = importlib.util.spec_from_file_location('ex', {str(_example_path())!r})\n"
+        "spec.loader.exec_module(importlib.util.module_from_spec(spec))\n"
+        "bad = sorted(m for m in sys.modules if m == 'ray' or m.startswith('ray.'))\n"
+        "assert not bad, bad\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
 
-    env = PettingZooEnv(rllib_keys(make("skyjo")))
+
+# ----------------------------------------------------------------------------- with Ray installed
+def _rllib():
+    """Skip unless RLlib and torch import; the module file then imports."""
+    pytest.importorskip("ray.rllib")
+    pytest.importorskip("torch")
+    from cardgym.wrappers import rllib_module
+
+    return rllib_module
+
+
+def _spaces(name="skyjo", **rules):
+    env = rllib_keys(make(name, **rules))
+    agent = env.possible_agents[0]
+    return env.observation_space(agent), env.action_space(agent)
+
+
+def _module(name="skyjo", **model_config):
+    obs_space, act_space = _spaces(name)
+    return _rllib().MaskedMLPModule(observation_space=obs_space, action_space=act_space,
+                                    model_config=model_config)
+
+
+def _random_batch(obs_space, n_actions, batch, seed=0, lead=None):
+    """Observations far outside the space's range (large activations) and random masks: one legal
+    action in some rows, all legal in one row, about half legal elsewhere."""
+    import torch
+
+    rng = np.random.default_rng(seed)
+    lead = (batch,) if lead is None else lead
+    obs = rng.normal(0.0, 50.0, lead + obs_space["observations"].shape).astype(np.float32)
+    mask = (rng.random(lead + (n_actions,)) < 0.5).astype(np.float32)
+    flat = mask.reshape(-1, n_actions)
+    flat[0] = 0.0
+    flat[0, n_actions - 1] = 1.0  # only the last action legal
+    flat[1] = 1.0  # everything legal
+    flat[2] = 0.0
+    flat[2, 0] = 1.0  # only the first action legal
+    empty = flat.sum(1) == 0
+    flat[empty, rng.integers(0, n_actions, empty.sum())] = 1.0
+    return {"obs": {"observations": torch.as_tensor(obs), "action_mask": torch.as_tensor(mask)}}
+
+
+@pytest.mark.parametrize("share", [False, True], ids=["separate-vf", "shared-vf"])
+@pytest.mark.parametrize("name", ["skyjo", "skipbo"])
+def test_masked_module_gives_illegal_actions_zero_probability(name, share):
+    _rllib()  # skips without RLlib and torch
+    import torch
+
+    module = _module(name, hidden=[64, 32], vf_share_layers=share)
+    obs_space, act_space = _spaces(name)
+    n = act_space.n
+    with torch.no_grad():  # a sharp policy: unmasked, illegal actions would get most of the mass
+        module._pi_head.weight.mul_(1000.0)
+    batch = _random_batch(obs_space, n, 64, seed=1)
+    mask = batch["obs"]["action_mask"]
+    illegal = mask == 0
+    with torch.no_grad():
+        raw = module._pi_head(module._pi_trunk(batch["obs"]["observations"]))
+    assert torch.softmax(raw, -1)[illegal].max() > 0.1  # so the checks below test the masking
+    dist_cls = module.get_exploration_action_dist_cls()
+    for forward in (module.forward_inference, module.forward_exploration, module.forward_train):
+        out = forward(batch)
+        logits = out["action_dist_inputs"]
+        assert logits.shape == (64, n) and torch.isfinite(logits).all()
+        probs = torch.softmax(logits, -1)
+        assert (probs[illegal] == 0).all()
+        torch.testing.assert_close(probs.sum(-1), torch.ones(64))
+        assert (probs[1] > 0).all() and probs[0, n - 1] == 1 and probs[2, 0] == 1
+        dist = dist_cls.from_logits(logits)
+        actions = torch.stack([dist.sample() for _ in range(50)])
+        assert (mask.gather(1, actions.T) == 1).all()  # every sampled action legal
+        assert torch.isfinite(dist.entropy()).all() and torch.isfinite(dist.logp(actions[0])).all()
+        # a KL term between two masked distributions (PPO's kl loss) stays finite too
+        assert torch.isfinite(dist.kl(dist_cls.from_logits(logits.detach() * 0.5))).all()
+    # gradients through a PPO-like loss stay finite
+    module.zero_grad()
+    out = module.forward_train(batch)
+    dist = dist_cls.from_logits(out["action_dist_inputs"])
+    loss = -(dist.logp(dist.sample()).mean() + dist.entropy().mean()) + module.compute_values(
+        batch, embeddings=out["embeddings"]).pow(2).mean()
+    loss.backward()
+    assert all(torch.isfinite(p.grad).all() for p in module.parameters() if p.grad is not None)
+    assert module._pi_head.weight.grad.abs().sum() > 0
+
+
+def test_masked_module_all_zero_mask_is_uniform_not_nan():
+    _rllib()  # skips without RLlib and torch
+    import torch
+
+    module = _module()
+    obs_space, act_space = _spaces()
+    batch = _random_batch(obs_space, act_space.n, 4)
+    batch["obs"]["action_mask"][3] = 0.0
+    probs = torch.softmax(module.forward_inference(batch)["action_dist_inputs"], -1)
+    assert torch.isfinite(probs).all()
+    torch.testing.assert_close(probs[3], torch.full((act_space.n,), 1.0 / act_space.n))
+
+
+@pytest.mark.parametrize("share", [False, True], ids=["separate-vf", "shared-vf"])
+def test_masked_module_values(share):
+    _rllib()  # skips without RLlib and torch
+    import torch
+
+    module = _module(hidden=[32], vf_share_layers=share)
+    obs_space, act_space = _spaces()
+    batch = _random_batch(obs_space, act_space.n, 7)
+    values = module.compute_values(batch)
+    assert values.shape == (7,) and values.dtype == torch.float32 and torch.isfinite(values).all()
+    out = module.forward_train(batch)
+    assert out["embeddings"].shape == (7, 32)
+    torch.testing.assert_close(module.compute_values(batch, embeddings=out["embeddings"]), values)
+    assert values.std() > 0  # depends on the observation
+    other = {"obs": {"observations": batch["obs"]["observations"],
+                     "action_mask": 1.0 - batch["obs"]["action_mask"]}}
+    torch.testing.assert_close(module.compute_values(other), values)  # but not on the mask
+    # a (B, T) batch gives (B, T) values and (B, T, n) logits
+    bt = _random_batch(obs_space, act_space.n, None, lead=(3, 4))
+    assert module.compute_values(bt).shape == (3, 4)
+    assert module.forward_train(bt)["action_dist_inputs"].shape == (3, 4, act_space.n)
+
+
+def test_masked_module_config_and_spaces():
+    rm = _rllib()
+    import gymnasium as gym
+    from torch import nn
+
+
+    def linears(module, attr):
+        return [(m.in_features, m.out_features) for m in getattr(module, attr) if isinstance(m, nn.Linear)]
+
+    obs_size = _spaces()[0]["observations"].shape[0]
+    m = _module(hidden=[48, 24])
+    assert linears(m, "_pi_trunk") == [(obs_size, 48), (48, 24)] == linears(m, "_vf_trunk")
+    assert (m._pi_head.in_features, m._pi_head.out_features) == (24, 26)
+    assert (m._vf_head.in_features, m._vf_head.out_features) == (24, 1)
+    default = _module()
+    assert [o for _, o in linears(default, "_pi_trunk")] == list(rm.DEFAULT_HIDDEN)
+    assert isinstance(default._pi_trunk[1], nn.Tanh)
+    assert [o for _, o in linears(_module(fcnet_hiddens=[16]), "_pi_trunk")] == [16]
+    assert isinstance(_module(activation="relu")._pi_trunk[1], nn.ReLU)
+    shared = _module(hidden=[16], vf_share_layers=True)
+    assert not hasattr(shared, "_vf_trunk")
+    with pytest.raises(ValueError, match="activation"):
+        _module(activation="gelu")
+    obs_space, act_space = _spaces()
+    bad_spaces = [
+        (obs_space["observations"], act_space),  # no Dict: the mask is missing
+        (gym.spaces.Dict({"observation": obs_space["observations"], "action_mask": obs_space["action_mask"]}),
+         act_space),  # classic PettingZoo keys, not rllib_keys'
+        (_spaces("skyjo", observation="dict")[0], act_space),  # a Dict observations part
+        (obs_space, gym.spaces.Discrete(act_space.n + 1)),  # mask size != number of actions
+        (obs_space, gym.spaces.Box(0.0, 1.0, (act_space.n,), np.float32)),
+    ]
+    for o, a in bad_spaces:
+        with pytest.raises(ValueError, match="MaskedMLPModule|action_mask"):
+            rm.MaskedMLPModule(observation_space=o, action_space=a, model_config={})
+
+
+@pytest.mark.parametrize("share", [False, True], ids=["separate-vf", "shared-vf"])
+def test_masked_module_inference_only_gets_the_policy_weights(share):
+    _rllib()  # skips without RLlib and torch
+    import torch
+
+    obs_space, act_space = _spaces()
+    cls = _rllib().MaskedMLPModule
+    learner = cls(observation_space=obs_space, action_space=act_space,
+                  model_config={"hidden": [32], "vf_share_layers": share})
+    runner = cls(observation_space=obs_space, action_space=act_space, inference_only=True,
+                 model_config={"hidden": [32], "vf_share_layers": share})
+    names = {n.split(".")[0] for n, _ in runner.named_parameters()}
+    assert names == {"_pi_trunk", "_pi_head"}  # no value function on EnvRunners
+    state = learner.get_state(inference_only=True)
+    assert {k.split(".")[0] for k in state} == names
+    runner.set_state(state)
+    batch = _random_batch(obs_space, act_space.n, 8)
+    torch.testing.assert_close(runner.forward_exploration(batch)["action_dist_inputs"],
+                               learner.forward_exploration(batch)["action_dist_inputs"])
+
+
+def test_rllib_pettingzoo_env_plays_masked_module_actions():
+    rm = _rllib()
+    import torch
+    from ray.rllib.env.wrappers.pettingzoo_env import PettingZooEnv
+
+    env = PettingZooEnv(rllib_keys(make("skipbo")))
     obs, _ = env.reset(seed=0)
     (agent, o), = obs.items()
     assert env.observation_space[agent].contains(o)
-    module = ActionMaskingTorchRLModule(observation_space=env.observation_space[agent],
-                                        action_space=env.action_space[agent],
-                                        model_config={"fcnet_hiddens": [32]})
-    batch = {"obs": {k: torch.as_tensor(v[None]) for k, v in o.items()}}
-    with torch.no_grad():
-        logits = module.forward_exploration(batch)["action_dist_inputs"][0].numpy()
-    assert np.all(logits[o["action_mask"] == 0] < -1e30)  # masked actions get FLOAT_MIN
-    rng = np.random.default_rng(0)
-    done = False
+    module = rm.MaskedMLPModule(observation_space=env.observation_space[agent],
+                                action_space=env.action_space[agent], model_config={"hidden": [32]})
+    dist_cls = module.get_exploration_action_dist_cls()
+    done, steps = False, 0
     while not done:
         (agent, o), = obs.items()
-        obs, rew, term, trunc, _ = env.step({agent: int(rng.choice(np.flatnonzero(o["action_mask"])))})
+        batch = {"obs": {k: torch.as_tensor(v[None]) for k, v in o.items()}}
+        logits = module.forward_exploration(batch)["action_dist_inputs"]
+        assert np.all(logits[0].numpy()[o["action_mask"] == 0] == rm.MASKED_LOGIT)
+        action = int(dist_cls.from_logits(logits).sample()[0])
+        assert o["action_mask"][action] == 1
+        obs, rew, term, trunc, _ = env.step({agent: action})
         done = term["__all__"] or trunc["__all__"]
+        steps += 1
+        assert steps < 20_000
     assert set(rew) == set(env.possible_agents)
+
+
+def test_masked_module_ppo_update_without_a_ray_cluster():
+    """RLlib's own multi-agent EnvRunner and PPO Learner (no ray.init): the module's sampled actions are
+    legal, GAE (`compute_values`) and the PPO loss run, every weight moves and the losses are finite."""
+    rm = _rllib()
+    import torch
+    from ray.rllib.algorithms.ppo import PPOConfig
+    from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
+    from ray.rllib.core.rl_module.rl_module import RLModuleSpec
+    from ray.rllib.env.multi_agent_env_runner import MultiAgentEnvRunner
+    from ray.rllib.env.wrappers.pettingzoo_env import PettingZooEnv
+    from ray.tune.registry import register_env
+
+    register_env("cardgym_test_skyjo", lambda cfg: PettingZooEnv(rllib_keys(make("skyjo"))))
+    config = (
+        PPOConfig()
+        .environment("cardgym_test_skyjo", disable_env_checking=True)
+        .multi_agent(policies={"shared"}, policy_mapping_fn=lambda agent_id, episode, **kw: "shared")
+        .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs={"shared": RLModuleSpec(
+            module_class=rm.MaskedMLPModule, model_config={"hidden": [32], "vf_share_layers": False})}))
+        .env_runners(num_env_runners=0)
+        .learners(num_learners=0)
+        .training(train_batch_size_per_learner=200, minibatch_size=100, num_epochs=1, lr=1e-3)
+        .debugging(seed=0)
+    )
+    runner = MultiAgentEnvRunner(config=config)
+    learner = config.build_learner(spaces=runner.get_spaces())
+    assert isinstance(learner.module["shared"], rm.MaskedMLPModule)
+    episodes = runner.sample(num_timesteps=200)
+    decisions = 0
+    for episode in episodes:
+        for sa in episode.agent_episodes.values():
+            for t in range(len(sa)):
+                assert sa.get_observations(t)["action_mask"][sa.get_actions(t)] == 1
+                decisions += 1
+    assert decisions > 150  # about one decision per env step (200)
+    before = {k: v.clone() for k, v in learner.module["shared"].state_dict().items()}
+    results = learner.update(episodes=episodes, timesteps={"num_env_steps_sampled_lifetime": 200})
+    stats = {k: float(v.peek()) for k, v in results["shared"].items() if hasattr(v, "peek")}
+    for key in ("policy_loss", "vf_loss", "total_loss", "entropy", "mean_kl_loss"):
+        assert np.isfinite(stats[key]), (key, stats)
+    assert stats["entropy"] > 0
+    after = learner.module["shared"].state_dict()
+    assert all(not torch.equal(before[k], after[k]) for k in before)

@@ -1,0 +1,167 @@
+"""An action-masking MLP RLModule for RLlib's new API stack (PPO and other value-based algorithms).
+
+`MaskedMLPModule` is a `TorchRLModule` with the `ValueFunctionAPI` for the observations made by
+`cardgym.wrappers.rllib_keys`: a Dict `{"observations": Box, "action_mask": Box(0, 1, (n,))}` with a
+Discrete(n) action space. It is built with that Dict observation space; only the `observations` part
+feeds the network, flattened to its size, and the mask decides which actions can be taken:
+
+- an MLP trunk (`hidden` sizes, `activation` after each layer) maps the observations to features;
+- a linear policy head gives one logit per action, and the logits of illegal actions (mask 0) are
+  replaced by the smallest float32 (`torch.finfo(torch.float32).min`). Replacing rather than adding
+  `log(mask)` keeps every logit finite: the softmax gives illegal actions exactly zero probability,
+  and entropies, log-probabilities and KL terms stay free of inf and NaN (an all-zero mask, which
+  RLlib's `PettingZooEnv` never produces, gives a uniform distribution instead of NaN);
+- a value head (`compute_values`) reads the same trunk (`vf_share_layers=True`) or its own MLP trunk
+  of the same sizes (`vf_share_layers=False`, the default, as in RLlib's PPO).
+
+`_forward` (inference and exploration) returns the masked logits as `action_dist_inputs`;
+`_forward_train` also returns the value features as `embeddings`, which PPO's loss passes back to
+`compute_values` so that they are computed once. On EnvRunners (`inference_only=True`) the value
+trunk and head are dropped (`InferenceOnlyAPI`), and only the policy weights are synced to them.
+
+`model_config` keys: `hidden` (list of layer sizes, default `[256, 256]`), `activation` (`"tanh"`,
+the default, or `"relu"`) and `vf_share_layers` (default False). RLlib's `fcnet_hiddens` and
+`fcnet_activation` are read when `hidden` and `activation` are not given.
+
+Usage (see `examples/rllib_multiagent.py`):
+
+    from ray.rllib.core.rl_module.rl_module import RLModuleSpec
+    from cardgym.wrappers.rllib_module import MaskedMLPModule
+
+    spec = RLModuleSpec(module_class=MaskedMLPModule, model_config={"hidden": [256, 256]})
+
+This file imports Ray and torch at the top: import it only where RLlib is installed. Importing
+`cardgym` or `cardgym.wrappers` does not import it (Ray stays an optional dependency).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+import torch
+from ray.rllib.core.columns import Columns
+from ray.rllib.core.rl_module.apis import InferenceOnlyAPI, ValueFunctionAPI
+from ray.rllib.core.rl_module.torch import TorchRLModule
+from torch import nn
+
+__all__ = ["MaskedMLPModule", "DEFAULT_HIDDEN", "MASKED_LOGIT"]
+
+DEFAULT_HIDDEN = (256, 256)
+# The logit of an illegal action: finite (no inf - inf = NaN anywhere), and exp(MASKED_LOGIT - x) is
+# exactly 0.0 in float32 for any ordinary logit x.
+MASKED_LOGIT = float(torch.finfo(torch.float32).min)
+_ACTIVATIONS = {"tanh": nn.Tanh, "relu": nn.ReLU}
+OBS_KEY = "observations"
+MASK_KEY = "action_mask"
+
+
+def _mlp(in_size: int, hidden, activation) -> tuple[nn.Sequential, int]:
+    layers = []
+    for size in hidden:
+        linear = nn.Linear(in_size, int(size))
+        nn.init.orthogonal_(linear.weight, gain=float(np.sqrt(2)))
+        nn.init.zeros_(linear.bias)
+        layers += [linear, activation()]
+        in_size = int(size)
+    return nn.Sequential(*layers), in_size
+
+
+def _head(in_size: int, out_size: int, gain: float) -> nn.Linear:
+    linear = nn.Linear(in_size, out_size)
+    nn.init.orthogonal_(linear.weight, gain=gain)
+    nn.init.zeros_(linear.bias)
+    return linear
+
+
+def mask_logits(logits: torch.Tensor, action_mask: torch.Tensor) -> torch.Tensor:
+    """`logits` where `action_mask > 0`, the dtype's smallest finite value elsewhere (`MASKED_LOGIT`
+    for float32): same shape, never inf or NaN."""
+    return torch.where(action_mask > 0, logits, torch.full_like(logits, torch.finfo(logits.dtype).min))
+
+
+class MaskedMLPModule(TorchRLModule, ValueFunctionAPI, InferenceOnlyAPI):
+    """Masked-logit MLP policy and value function over `{"observations", "action_mask"}` (see the
+    module docstring)."""
+
+    def setup(self):
+        space = self.observation_space
+        if not isinstance(space, gym.spaces.Dict) or OBS_KEY not in space.spaces or MASK_KEY not in space.spaces:
+            raise ValueError(
+                f"MaskedMLPModule needs a Dict observation space with {OBS_KEY!r} and {MASK_KEY!r} "
+                f"(wrap the env with cardgym.wrappers.rllib_keys), got {space}"
+            )
+        obs_space = space[OBS_KEY]
+        if not isinstance(obs_space, gym.spaces.Box):
+            raise ValueError(
+                f"MaskedMLPModule needs a Box {OBS_KEY!r} space (a flat encoder such as "
+                f"observation='vector'), got {obs_space}"
+            )
+        if not isinstance(self.action_space, gym.spaces.Discrete):
+            raise ValueError(f"MaskedMLPModule needs a Discrete action space, got {self.action_space}")
+        num_actions = int(self.action_space.n)
+        if space[MASK_KEY].shape != (num_actions,):
+            raise ValueError(f"{MASK_KEY!r} space {space[MASK_KEY]} does not match {self.action_space}")
+
+        cfg = self.model_config or {}
+        if dataclasses.is_dataclass(cfg):
+            cfg = dataclasses.asdict(cfg)
+        hidden = cfg.get("hidden", cfg.get("fcnet_hiddens", DEFAULT_HIDDEN))
+        act_name = cfg.get("activation", cfg.get("fcnet_activation", "tanh"))
+        if act_name not in _ACTIVATIONS:
+            raise ValueError(f"activation must be one of {sorted(_ACTIVATIONS)}, got {act_name!r}")
+        activation = _ACTIVATIONS[act_name]
+        self.vf_share_layers = bool(cfg.get("vf_share_layers", False))
+
+        self._obs_shape = tuple(obs_space.shape)
+        self._obs_size = int(np.prod(self._obs_shape))
+        self._pi_trunk, width = _mlp(self._obs_size, hidden, activation)
+        self._pi_head = _head(width, num_actions, gain=0.01)  # near-uniform initial policy
+        if not self.vf_share_layers:
+            self._vf_trunk, width = _mlp(self._obs_size, hidden, activation)
+        self._vf_head = _head(width, 1, gain=1.0)
+
+    # ------------------------------------------------------------------------------------ helpers
+    def _observations(self, batch: dict[str, Any]) -> torch.Tensor:
+        """The `observations` tensor of `batch["obs"]`, flattened to (..., obs_size), float32."""
+        obs = batch[Columns.OBS]
+        if not isinstance(obs, dict) or OBS_KEY not in obs or MASK_KEY not in obs:
+            raise ValueError(
+                f"MaskedMLPModule expects batch['obs'] to be a dict with {OBS_KEY!r} and {MASK_KEY!r}"
+            )
+        x = obs[OBS_KEY].float()
+        lead = x.shape[: x.dim() - len(self._obs_shape)]
+        return x.reshape(*lead, self._obs_size)
+
+    def _value_features(self, x: torch.Tensor, pi_features: torch.Tensor | None = None) -> torch.Tensor:
+        if self.vf_share_layers:
+            return self._pi_trunk(x) if pi_features is None else pi_features
+        return self._vf_trunk(x)
+
+    def _masked_logits(self, batch: dict[str, Any], features: torch.Tensor) -> torch.Tensor:
+        return mask_logits(self._pi_head(features), batch[Columns.OBS][MASK_KEY])
+
+    # ----------------------------------------------------------------------------- RLModule API
+    def _forward(self, batch: dict[str, Any], **kwargs) -> dict[str, Any]:
+        features = self._pi_trunk(self._observations(batch))
+        return {Columns.ACTION_DIST_INPUTS: self._masked_logits(batch, features)}
+
+    def _forward_train(self, batch: dict[str, Any], **kwargs) -> dict[str, Any]:
+        x = self._observations(batch)
+        features = self._pi_trunk(x)
+        return {
+            Columns.ACTION_DIST_INPUTS: self._masked_logits(batch, features),
+            Columns.EMBEDDINGS: self._value_features(x, features),
+        }
+
+    def compute_values(self, batch: dict[str, Any], embeddings: Any | None = None) -> torch.Tensor:
+        """Value estimates of shape (B,) (or (B, T)): from `embeddings` (the `embeddings` output of
+        `_forward_train`) when given, else from `batch["obs"]`."""
+        if embeddings is None:
+            embeddings = self._value_features(self._observations(batch))
+        return self._vf_head(embeddings).squeeze(-1)
+
+    def get_non_inference_attributes(self) -> list[str]:
+        return ["_vf_head"] if self.vf_share_layers else ["_vf_trunk", "_vf_head"]
