@@ -26,7 +26,12 @@ from .runner import BatchRunner, as_batched  # noqa: F401  (re-exported)
 
 FORMAT = "cardgym-policy-v1"
 
-__all__ = ["PolicyNet", "TorchPolicy", "load_policy", "save_policy", "BatchRunner", "as_batched", "FORMAT"]
+__all__ = ["PolicyNet", "TorchPolicy", "load_policy", "save_policy", "mask_logits", "BatchRunner", "as_batched",
+           "FORMAT", "MASKED_LOGIT"]
+
+#: the logit every policy of cardgym gives an illegal action: finite (no inf - inf = NaN anywhere), and
+#: its softmax probability is exactly 0.0 in float32 next to any ordinary logit
+MASKED_LOGIT = -1e9
 
 
 def _torch():
@@ -37,6 +42,12 @@ def _torch():
             "trained policies need torch: pip install 'cardgym[train]' (or torch's CPU wheel)"
         ) from exc
     return torch
+
+
+def mask_logits(logits, legal):
+    """``logits`` (a torch tensor) with every action whose ``legal`` entry (bool tensor of the same
+    shape) is False set to ``MASKED_LOGIT``."""
+    return logits.masked_fill(~legal, MASKED_LOGIT)
 
 
 def PolicyNet(obs_size: int, num_actions: int, hidden=(256, 256)):
@@ -123,7 +134,7 @@ class TorchPolicy:
         with torch.no_grad():
             logits, _ = self.net(torch.from_numpy(obs))
             legal = torch.from_numpy(masks.astype(bool))
-            logits = logits.masked_fill(~legal, -1e9)
+            logits = mask_logits(logits, legal)
             if det:
                 a = logits.argmax(-1)
             else:

@@ -34,7 +34,7 @@ import numpy as np
 # torch's OpenMP threads spin while waiting by default; on a shared 2-core machine that costs ~3x.
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
-from ..agents import FORMAT, PolicyNet, TorchPolicy, save_policy  # noqa: E402
+from ..agents import FORMAT, PolicyNet, TorchPolicy, mask_logits, save_policy  # noqa: E402
 from ..agents.runner import EXTERNAL, BatchRunner  # noqa: E402
 from .evaluate import duplicate_eval, format_result  # noqa: E402
 
@@ -326,7 +326,7 @@ class Trainer:
             else:
                 with torch.no_grad():
                     logits, v = self.net(torch.from_numpy(obs_b[t]))
-                    logits = logits.masked_fill(~torch.from_numpy(mask_b[t]), -1e9)
+                    logits = mask_logits(logits, torch.from_numpy(mask_b[t]))
                     logp_all = torch.log_softmax(logits, -1)
                     a = torch.multinomial(logp_all.exp(), 1).squeeze(-1)
                     logp = logp_all.gather(1, a[:, None]).squeeze(-1)
@@ -401,7 +401,7 @@ class Trainer:
             for s in range(0, perm.numel(), mb):
                 j = perm[s: s + mb]
                 logits, v = self.net(obs[j])
-                logits = logits.masked_fill(~mask[j], -1e9)
+                logits = mask_logits(logits, mask[j])
                 ce = torch.nn.functional.cross_entropy(logits, label[j])
                 v_loss = 0.5 * (v - ret[j]).pow(2).mean()
                 opt.zero_grad()
@@ -413,7 +413,7 @@ class Trainer:
                 count += 1
             with torch.no_grad():
                 logits, _ = self.net(obs[ho_idx])
-                agree = float((logits.masked_fill(~mask[ho_idx], -1e9).argmax(-1) == label[ho_idx]).float().mean())
+                agree = float((mask_logits(logits, mask[ho_idx]).argmax(-1) == label[ho_idx]).float().mean())
             row = {"epoch": ep + 1, "samples": int(N), "loss": round(tot["loss"] / max(1, count), 5),
                    "v_loss": round(tot["v_loss"] / max(1, count), 5), "heldout_agree": round(agree, 4),
                    "elapsed_s": round(time.perf_counter() - t0, 1)}
@@ -449,7 +449,7 @@ class Trainer:
             for s in range(0, N - mb + 1, mb):
                 j = perm[s: s + mb]
                 logits, v = self.net(obs[j])
-                logits = logits.masked_fill(~mask[j], -1e9)
+                logits = mask_logits(logits, mask[j])
                 logp_all = torch.log_softmax(logits, -1)
                 logp = logp_all.gather(1, act[j][:, None]).squeeze(-1)
                 p = logp_all.exp()

@@ -7,8 +7,9 @@ feeds the network, flattened to its size, and the mask decides which actions can
 
 - an MLP trunk (`hidden` sizes, `activation` after each layer) maps the observations to features;
 - a linear policy head gives one logit per action, and the logits of illegal actions (mask 0) are
-  replaced by the smallest float32 (`torch.finfo(torch.float32).min`). Replacing rather than adding
-  `log(mask)` keeps every logit finite: the softmax gives illegal actions exactly zero probability,
+  replaced by `cardgym.agents.MASKED_LOGIT` (-1e9, the rule of every cardgym policy) by
+  `cardgym.agents.mask_logits`. Replacing rather than adding `log(mask)` keeps every logit finite:
+  the softmax gives illegal actions exactly zero probability,
   and entropies, log-probabilities and KL terms stay free of inf and NaN (an all-zero mask, which
   RLlib's `PettingZooEnv` never produces, gives a uniform distribution instead of NaN);
 - a value head (`compute_values`) reads the same trunk (`vf_share_layers=True`) or its own MLP trunk
@@ -47,12 +48,11 @@ from ray.rllib.core.rl_module.apis import InferenceOnlyAPI, ValueFunctionAPI
 from ray.rllib.core.rl_module.torch import TorchRLModule
 from torch import nn
 
+from ..agents import MASKED_LOGIT, mask_logits
+
 __all__ = ["MaskedMLPModule", "DEFAULT_HIDDEN", "MASKED_LOGIT"]
 
 DEFAULT_HIDDEN = (256, 256)
-# The logit of an illegal action: finite (no inf - inf = NaN anywhere), and exp(MASKED_LOGIT - x) is
-# exactly 0.0 in float32 for any ordinary logit x.
-MASKED_LOGIT = float(torch.finfo(torch.float32).min)
 _ACTIVATIONS = {"tanh": nn.Tanh, "relu": nn.ReLU}
 OBS_KEY = "observations"
 MASK_KEY = "action_mask"
@@ -74,12 +74,6 @@ def _head(in_size: int, out_size: int, gain: float) -> nn.Linear:
     nn.init.orthogonal_(linear.weight, gain=gain)
     nn.init.zeros_(linear.bias)
     return linear
-
-
-def mask_logits(logits: torch.Tensor, action_mask: torch.Tensor) -> torch.Tensor:
-    """`logits` where `action_mask > 0`, the dtype's smallest finite value elsewhere (`MASKED_LOGIT`
-    for float32): same shape, never inf or NaN."""
-    return torch.where(action_mask > 0, logits, torch.full_like(logits, torch.finfo(logits.dtype).min))
 
 
 class MaskedMLPModule(TorchRLModule, ValueFunctionAPI, InferenceOnlyAPI):
@@ -141,7 +135,7 @@ class MaskedMLPModule(TorchRLModule, ValueFunctionAPI, InferenceOnlyAPI):
         return self._vf_trunk(x)
 
     def _masked_logits(self, batch: dict[str, Any], features: torch.Tensor) -> torch.Tensor:
-        return mask_logits(self._pi_head(features), batch[Columns.OBS][MASK_KEY])
+        return mask_logits(self._pi_head(features), batch[Columns.OBS][MASK_KEY] > 0)
 
     # ----------------------------------------------------------------------------- RLModule API
     def _forward(self, batch: dict[str, Any], **kwargs) -> dict[str, Any]:
