@@ -233,9 +233,10 @@ class Trainer:
             return float(cfg.imitate_coef)
         return float(cfg.imitate_coef) * max(0.0, 1.0 - self.steps / cfg.imitate_steps)
 
-    def _policy_copy(self, seed):
+    def _policy_copy(self, seed, state=None):
+        """A frozen, sampling copy of the current policy (or of the weights ``state``) for the pool."""
         net = PolicyNet(self.obs_size, self.A, tuple(self.cfg.hidden))
-        net.load_state_dict(self.net.state_dict())
+        net.load_state_dict(self.net.state_dict() if state is None else state)
         return TorchPolicy(net, {"game": self.cfg.game}, deterministic=False, seed=seed)
 
     def _snapshot(self, slot: int | None = None):
@@ -554,9 +555,7 @@ class Trainer:
         self._add_teacher()
         self.pool_pids, self.pool_states = [], []
         for state, seed, gen in zip(data["pool"], data["pool_seeds"], data["pool_gen"]):
-            net = PolicyNet(self.obs_size, self.A, tuple(self.cfg.hidden))
-            net.load_state_dict(state)
-            pol = TorchPolicy(net, {"game": self.cfg.game}, deterministic=False, seed=seed)
+            pol = self._policy_copy(seed, state)
             pol._gen.set_state(gen)
             self.pool_pids.append(self.run.add_player(pol))
             self.pool_states.append((state, seed))
