@@ -33,8 +33,6 @@ from cardgym.games.skipbo_junior.rules import JuniorRules
 from cardgym.games.skipbo_junior.search import EXPERT, GREEDY, MC, games_vs_random
 
 
-
-
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--games", type=int, default=1000, help="deals; each is played from both seats")

@@ -38,7 +38,7 @@ def test_resample_shuffles_only_what_nobody_sees():
     p = JuniorRules().params()
     recs = np.zeros(2, STATE_DTYPE)
     reset(recs[0], p, 5, np.zeros(1, np.int8), 0)
-    recs[1]["bot_rng"] = 12345
+    recs[1]["rng"] = 12345
     before = recs[0].copy()
     search._resample(recs[0], recs[1], np.zeros(128, np.int8))
     after = recs[0]

@@ -10,7 +10,7 @@ game generators are reseeded, so the search uses only what its seat sees; withou
 the true deck (an "oracle" that knows every hidden card, a bound on what knowing the cards is worth).
 
 Records are cloned by copying rows of their byte view: ``play_vs_random`` takes ``recs`` (one row of
-4 records per game: the game, two scratch records and the search's own generator in ``bot_rng``) and
+4 records per game: the game, two scratch records and the search's own generator in ``rng``) and
 ``raw``, the ``uint8`` view of ``recs``.
 """
 
@@ -19,11 +19,11 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from ...core.rng import bot_below, seed_record
+from ...core.rng import next_seed, seed_record, shuffle
 from .bots import bot_greedy, bot_random
 from .expert import bot_expert
 from .kernels import apply, legal, reset
-from .rules import NUM_ACTIONS
+from .rules import NUM_ACTIONS, STATE_DTYPE
 
 #: who plays the measured seat in ``play_vs_random``
 MC, EXPERT, GREEDY = 0, 1, 2
@@ -31,7 +31,7 @@ MC, EXPERT, GREEDY = 0, 1, 2
 @njit(cache=True)
 def _resample(s, g, buf):
     """Reshuffle what nobody sees in record ``s`` (the draw pile and every stock under its top) with
-    the bot generator of record ``g``."""
+    the game generator of record ``g``."""
     m = 0
     for i in range(s.draw_len):
         buf[m] = s.draw[i]
@@ -40,11 +40,7 @@ def _resample(s, g, buf):
         for i in range(s.stock_len[j] - 1):
             buf[m] = s.stock[j, i]
             m += 1
-    for i in range(m - 1, 0, -1):
-        k = bot_below(g, i + 1)
-        t = buf[i]
-        buf[i] = buf[k]
-        buf[k] = t
+    shuffle(g, buf, m)
     m = 0
     for i in range(s.draw_len):
         s.draw[i] = buf[m]
@@ -71,7 +67,7 @@ def _playout(s, p, me, mask, strong):
 @njit(cache=True)
 def mc_choice(recs, raw, p, mask, rollouts, fair, strong, buf):
     """Best play for the seat to act in record ``recs[0]``; ``recs[1]``, ``recs[2]`` are scratch,
-    ``recs[3]`` holds the search's own generator (``bot_rng``) and ``raw`` is the byte view of
+    ``recs[3]`` holds the search's own generator (its game generator ``rng``) and ``raw`` is the byte view of
     ``recs`` (row copies clone a game)."""
     st = recs[0]
     seat = st.current
@@ -102,7 +98,7 @@ def mc_choice(recs, raw, p, mask, rollouts, fair, strong, buf):
         if fair:
             _resample(base, recs[3], buf)
         # fresh generators: future reshuffles and the opponent's choices are not known in advance
-        seed_record(base, bot_below(recs[3], 1 << 30) * (1 << 30) + bot_below(recs[3], 1 << 30))
+        seed_record(base, next_seed(recs[3]))
         for i in range(na):
             raw[2, :] = raw[1, :]
             t = recs[2]
@@ -156,8 +152,6 @@ def games_vs_random(rules, seeds, seat: int, player: int, rollouts: int = 0, fai
     """Play one game per seed (``rules``: a ``JuniorRules``) with ``player`` (``MC``, ``EXPERT`` or
     ``GREEDY``) in ``seat`` against ``random``. Returns ``(outcome, decisions)`` per game: 1 win,
     0 loss, -1 draw or truncation; and the decisions the player took."""
-    from .rules import STATE_DTYPE
-
     if rollout_bot not in ("greedy", "expert"):
         raise ValueError(f"rollout_bot must be 'greedy' or 'expert', got {rollout_bot!r}")
     if player == MC and rollouts < 1:
