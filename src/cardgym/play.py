@@ -44,7 +44,7 @@ def play_terminal(game, vs="greedy", num_players=2, seat=0, seed=None, inp=None,
     if vs not in game.bots:
         from .core.opponents import load_model_opponent
 
-        policy = load_model_opponent(game, vs)
+        policy = load_model_opponent(game, vs, dict(num_players=num_players, **options), "vector")
     else:
         policy = None
     env.reset(seed=seed)

@@ -8,7 +8,9 @@ A *policy* is anything usable as
 [`load_policy`][cardgym.agents.load_policy] turns a saved model file into such an object. Model files are written by
 [`save_policy`][cardgym.agents.save_policy] (the built-in trainer, ``cardgym train``) and hold only tensors, numbers and a JSON
 string: they load with ``torch.load(weights_only=True)``, so loading a model never unpickles arbitrary
-objects. Checkpoints of the trainer (``checkpoint.pt``) load as well (their policy part is used).
+objects, and every size in a file's metadata is checked against its weight tensors before a network is
+built (an unusable file raises ``ValueError("not a cardgym model: PATH: REASON")``). Checkpoints of the
+trainer (the folder ``OUT/checkpoint/`` or its ``state.pt``) load as well (their policy part is used).
 
 The metadata stored with a model (``policy.meta``) names the game, the rule options it was trained
 with, the observation encoder and the network shape, so ``opponent="path/to/model.pt"`` can check it
@@ -26,8 +28,8 @@ from .runner import BatchRunner, as_batched  # noqa: F401  (re-exported)
 
 FORMAT = "cardgym-policy-v1"
 
-__all__ = ["PolicyNet", "TorchPolicy", "load_policy", "save_policy", "mask_logits", "BatchRunner", "as_batched",
-           "FORMAT", "MASKED_LOGIT"]
+__all__ = ["PolicyNet", "TorchPolicy", "load_policy", "read_model_file", "check_model_fits", "save_policy",
+           "mask_logits", "BatchRunner", "as_batched", "FORMAT", "MASKED_LOGIT"]
 
 #: the logit every policy of cardgym gives an illegal action: finite (no inf - inf = NaN anywhere), and
 #: its softmax probability is exactly 0.0 in float32 next to any ordinary logit
@@ -145,18 +147,166 @@ class TorchPolicy:
         return int(self.act(np.asarray(obs, np.float32)[None], np.asarray(mask)[None])[0])
 
 
-def load_policy(path, deterministic: bool = True, seed: int = 0) -> TorchPolicy:
-    """Load a model saved by [`save_policy`][cardgym.agents.save_policy] or a trainer checkpoint, with ``weights_only=True``."""
+#: the files of a trainer checkpoint folder (``OUT/checkpoint/``) that ``load_policy`` reads its policy from
+CHECKPOINT_STATE = "state.pt"
+
+
+def _bad(path, reason: str) -> ValueError:
+    return ValueError(f"not a cardgym model: {path}: {reason}")
+
+
+def _is_int(x) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool)
+
+
+def _check_zip(path: Path, size: int):
+    """torch.save writes an uncompressed zip archive: refuse anything else, and any archive whose
+    members claim more bytes than the file holds, before torch reads a byte of it."""
+    import zipfile
+
+    try:
+        with zipfile.ZipFile(path) as z:
+            infos = z.infolist()
+    except (zipfile.BadZipFile, OSError, ValueError, EOFError) as exc:
+        raise _bad(path, f"not a torch.save archive ({type(exc).__name__}: {exc})") from None
+    if not infos:
+        raise _bad(path, "an empty zip archive")
+    claimed = 0
+    for info in infos:
+        if info.compress_type != zipfile.ZIP_STORED:
+            raise _bad(path, f"archive member {info.filename!r} is compressed (torch.save never compresses)")
+        claimed += info.file_size
+    if claimed > size:
+        raise _bad(path, f"its archive members claim {claimed} bytes but the file holds {size}")
+
+
+def _expected_shapes(obs_size: int, num_actions: int, hidden) -> dict:
+    """The state_dict key -> shape of ``PolicyNet(obs_size, num_actions, hidden)``, computed without
+    building it."""
+    shapes, last = {}, obs_size
+    for i, h in enumerate(hidden):
+        shapes[f"trunk.{2 * i}.weight"] = (h, last)
+        shapes[f"trunk.{2 * i}.bias"] = (h,)
+        last = h
+    shapes.update({"pi.weight": (num_actions, last), "pi.bias": (num_actions,), "v.weight": (1, last),
+                   "v.bias": (1,)})
+    return shapes
+
+
+def read_model_file(path) -> tuple:
+    """``(meta, state_dict)`` of a model file, checked through and through before anything is built.
+
+    Accepts a file of [`save_policy`][cardgym.agents.save_policy], a trainer checkpoint's state file
+    and a trainer checkpoint folder (``OUT/checkpoint/``). The file is read with
+    ``torch.load(weights_only=True)`` (after checking it is an uncompressed zip archive whose members fit
+    in the file); then the format marker, the metadata (JSON object with ``obs_size``, ``num_actions``
+    and ``hidden`` as positive integers; ``game``/``observation`` strings and ``rules`` an object when
+    present), the weight names, every weight's shape against the metadata's sizes, float dtypes, finite
+    values, and a parameter count no larger than the file could hold. Raises
+    ``ValueError("not a cardgym model: PATH: REASON")`` for every unusable file and
+    ``FileNotFoundError`` when there is nothing at ``path``.
+    """
     torch = _torch()
     path = Path(path)
+    if path.is_dir() and (path / CHECKPOINT_STATE).is_file():
+        path = path / CHECKPOINT_STATE  # a trainer checkpoint folder
     if not path.is_file():
         raise FileNotFoundError(f"no model file at {str(path)!r}")
-    data = torch.load(path, map_location="cpu", weights_only=True)
-    if isinstance(data, dict) and "policy" in data and isinstance(data["policy"], dict):
+    size = path.stat().st_size
+    if size == 0:
+        raise _bad(path, "the file is empty")
+    _check_zip(path, size)
+    try:
+        data = torch.load(path, map_location="cpu", weights_only=True)
+    except Exception as exc:  # torch raises many types here (UnpicklingError, RuntimeError, KeyError...)
+        first = (str(exc).strip().splitlines() or [""])[0][:200]
+        raise _bad(path, f"torch.load(weights_only=True) refused it ({type(exc).__name__}: {first})") from None
+    if isinstance(data, dict) and isinstance(data.get("policy"), dict):
         data = data["policy"]  # a trainer checkpoint
-    if not isinstance(data, dict) or data.get("format") != FORMAT:
-        raise ValueError(f"{str(path)!r} is not a cardgym model (expected format {FORMAT!r})")
-    meta = json.loads(data["meta_json"])
+    if not isinstance(data, dict):
+        raise _bad(path, f"holds a {type(data).__name__}, not a dict with format {FORMAT!r}")
+    if data.get("format") != FORMAT:
+        raise _bad(path, f"format marker is {data.get('format')!r}, expected {FORMAT!r}")
+    missing = sorted({"meta_json", "state_dict"} - set(data))
+    if missing:
+        raise _bad(path, f"missing {missing}")
+    if not isinstance(data["meta_json"], str):
+        raise _bad(path, "meta_json is not a string")
+    try:
+        meta = json.loads(data["meta_json"])
+    except ValueError as exc:
+        raise _bad(path, f"meta_json is not JSON ({exc})") from None
+    if not isinstance(meta, dict):
+        raise _bad(path, "the metadata is not a JSON object")
+    for key in ("obs_size", "num_actions"):
+        if not _is_int(meta.get(key)) or meta[key] < 1:
+            raise _bad(path, f"metadata {key} must be a positive integer, got {meta.get(key)!r}")
+    hidden = meta.get("hidden")
+    if not isinstance(hidden, list) or not all(_is_int(h) and h >= 1 for h in hidden):
+        raise _bad(path, f"metadata hidden must be a list of positive integers, got {hidden!r}")
+    for key, kind in (("game", str), ("observation", str), ("rules", dict)):
+        if key in meta and not isinstance(meta[key], kind):
+            raise _bad(path, f"metadata {key} must be a {kind.__name__}, got {meta[key]!r}")
+    state = data["state_dict"]
+    if not isinstance(state, dict) or not all(isinstance(k, str) and isinstance(v, torch.Tensor)
+                                              for k, v in state.items()):
+        raise _bad(path, "state_dict is not a dict of named tensors")
+    want = _expected_shapes(meta["obs_size"], meta["num_actions"], hidden)
+    if set(state) != set(want):
+        extra, lost = sorted(set(state) - set(want)), sorted(set(want) - set(state))
+        raise _bad(path, f"the weights do not match the metadata's network (hidden={hidden}): "
+                         f"unexpected {extra[:6]}, missing {lost[:6]}")
+    total = 0
+    for k, shape in want.items():
+        t = state[k]
+        if tuple(t.shape) != shape:
+            raise _bad(path, f"weight {k} has shape {tuple(t.shape)}, the metadata (obs_size={meta['obs_size']}, "
+                             f"num_actions={meta['num_actions']}, hidden={hidden}) needs {shape}")
+        if not t.dtype.is_floating_point:
+            raise _bad(path, f"weight {k} has dtype {t.dtype}, not a float dtype")
+        total += t.numel() * t.element_size()
+    if total > size:
+        raise _bad(path, f"its weights take {total} bytes but the file holds {size} (tensors sharing or "
+                         "repeating storage)")
+    for k, t in state.items():
+        if not bool(torch.isfinite(t).all()):
+            raise _bad(path, f"weight {k} holds NaN or infinite values")
+    return meta, state
+
+
+def load_policy(path, deterministic: bool = True, seed: int = 0) -> TorchPolicy:
+    """Load a model saved by [`save_policy`][cardgym.agents.save_policy] or a trainer checkpoint, with
+    ``torch.load(weights_only=True)``. The file is checked by
+    [`read_model_file`][cardgym.agents.read_model_file] before the network is built: every unusable file
+    raises ``ValueError("not a cardgym model: PATH: REASON")``."""
+    meta, state = read_model_file(path)
     net = PolicyNet(meta["obs_size"], meta["num_actions"], tuple(meta["hidden"]))
-    net.load_state_dict(data["state_dict"])
+    net.load_state_dict(state)
     return TorchPolicy(net, meta, deterministic=deterministic, seed=seed)
+
+
+def check_model_fits(policy, game, rules=None, observation: str | None = None, where: str = "") -> None:
+    """Raise ``ValueError`` when a loaded model's recorded game, rules or observation encoder differ
+    from those it is about to play with (``game`` a GameSpec or name; ``rules`` the env's ``Rules`` object
+    or option dict; ``observation`` the encoder name). Rule options that only change rewards
+    (``reward``) are not compared; metadata a model does not record is not compared."""
+    meta = getattr(policy, "meta", None) or {}
+    name = getattr(game, "name", game)
+    label = f"model {where!r}" if where else "the model"
+    trained_on = meta.get("game")
+    if trained_on is not None and trained_on != name:
+        raise ValueError(f"{label} was trained on {trained_on!r}, not {name!r}")
+    if observation is not None and meta.get("observation") is not None and meta["observation"] != observation:
+        raise ValueError(f"{label} was trained on the {meta['observation']!r} observation, this env encodes "
+                         f"{observation!r}; make the env with observation={meta['observation']!r}")
+    if rules is not None and meta.get("rules") is not None and not isinstance(game, str):
+        try:
+            saved = game.make_rules(**meta["rules"]).as_dict()
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"{label} records rules {meta['rules']} that {name} does not accept: {exc}") from None
+        now = (game.make_rules(**rules) if isinstance(rules, dict) else rules).as_dict()
+        diff = {k: (saved.get(k), now.get(k)) for k in sorted(set(saved) | set(now))
+                if k != "reward" and saved.get(k) != now.get(k)}
+        if diff:
+            detail = ", ".join(f"{k}: model {a!r}, env {b!r}" for k, (a, b) in diff.items())
+            raise ValueError(f"{label} was trained with other rules than this env's ({detail})")

@@ -9,8 +9,12 @@ def is_bot_name(game: GameSpec, opponent) -> bool:
     return isinstance(opponent, str) and opponent in game.bots
 
 
-def load_model_opponent(game: GameSpec, path):
-    """A saved model (``cardgym.agents.load_policy``, torch ``weights_only=True``) as an opponent."""
+def load_model_opponent(game: GameSpec, path, rules=None, observation: str | None = None):
+    """A saved model (``cardgym.agents.load_policy``, torch ``weights_only=True``) as an opponent.
+
+    The file is checked before anything is built (``ValueError("not a cardgym model: ...")`` otherwise);
+    a model trained on another game is refused, and so is one trained with other ``rules`` (a ``Rules``
+    object or option dict) or another ``observation`` encoder when those are given."""
     from pathlib import Path
 
     p = Path(path)
@@ -18,29 +22,28 @@ def load_model_opponent(game: GameSpec, path):
         raise ValueError(
             f"opponent {str(path)!r} is neither a bot of {game.name} {sorted(game.bots)} nor a model file"
         )
-    from ..agents import load_policy
+    from ..agents import check_model_fits, load_policy
 
     policy = load_policy(p)
-    trained_on = policy.meta.get("game")
-    if trained_on is not None and trained_on != game.name:
-        raise ValueError(f"model {str(path)!r} was trained on {trained_on!r}, not {game.name!r}")
+    check_model_fits(policy, game, rules, observation, where=str(path))
     return policy
 
 
-def resolve_opponent(game: GameSpec, opponent):
+def resolve_opponent(game: GameSpec, opponent, rules=None, observation: str | None = None):
     """A compiled bot dispatcher for a bot name, a loaded policy for a model path, or the callable.
 
     Returns ``(bot_kernel_or_None, python_callable_or_None)``. Callables take ``(obs, mask)`` (the
     acting seat's own observation and int8 mask) and return an action id. A path (``str`` or
     ``os.PathLike``) that is not a bot name loads a model saved by ``cardgym train`` /
-    ``cardgym.agents.save_policy``.
+    ``cardgym.agents.save_policy``; with ``rules``/``observation`` given, a model trained with other
+    ones is refused (``ValueError``).
     """
     import os
 
     if is_bot_name(game, opponent):
         return game.bot(opponent), None
     if isinstance(opponent, (str, os.PathLike)):
-        return None, load_model_opponent(game, opponent)
+        return None, load_model_opponent(game, opponent, rules, observation)
     if callable(opponent):
         return None, opponent
     raise ValueError(

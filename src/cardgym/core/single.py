@@ -50,7 +50,7 @@ class CardGameEnv(gym.Env):
         self._params = self.rules.params()
         n = self.rules.num_players
         self._seat_choice = resolve_seat(seat, n)
-        self._bot, self._policy = resolve_opponent(game, opponent)
+        self._bot, self._policy = resolve_opponent(game, opponent, self.rules, observation)
         self._which_bot = game.bot_index(opponent) if self._policy is None else 0
         self.encoder = game.encoder(observation)
         self._flat = not isinstance(self.encoder, DictEncoder)

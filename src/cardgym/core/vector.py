@@ -61,7 +61,7 @@ class CardGameVectorEnv(VectorEnv):
         self._policy = None
         if not is_bot_name(game, opponent):
             # a model path or a Python policy: opponents are driven in batches from Python
-            _, self._policy = resolve_opponent(game, opponent)
+            _, self._policy = resolve_opponent(game, opponent, options, observation)
         if autoreset_mode not in _MODES:
             raise ValueError(f"autoreset_mode must be one of {sorted(_MODES)}, got {autoreset_mode!r}")
         self.game = game

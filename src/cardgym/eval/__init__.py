@@ -34,14 +34,15 @@ def _game(game) -> GameSpec:
     return cardgym.get_game(game)
 
 
-def _resolve(game: GameSpec, player):
-    """A bot name stays a name; a model path loads a policy; a policy object is used as it is."""
+def _resolve(game: GameSpec, player, rules=None):
+    """A bot name stays a name; a model path loads a policy (refused when trained on other ``rules`` or
+    another observation than the flat ``vector`` one the matches use); a policy object is used as it is."""
     from ..core.opponents import is_bot_name, load_model_opponent
 
     if is_bot_name(game, player):
         return player
     if isinstance(player, str):
-        return load_model_opponent(game, player)
+        return load_model_opponent(game, player, rules, "vector")
     if hasattr(player, "act") or callable(player):
         return player
     raise ValueError(f"player must be a bot name {sorted(game.bots)}, a saved model path or a policy, got {player!r}")
@@ -144,7 +145,7 @@ def match(game, a, b, num_players: int = 2, games: int = 2000, seed: int = 0, pr
         raise ValueError(f"games must be a positive integer, got {games!r}")
     rotations = seat_rotations(num_players)
     deals = max(1, -(-games // len(rotations)))
-    pa, pb = _resolve(game, a), _resolve(game, b)
+    pa, pb = _resolve(game, a, rules), _resolve(game, b, rules)
     seeds, layouts, seat_players = [], [], []
     for d in range(deals):
         for layout in rotations:
