@@ -24,15 +24,16 @@ def _run(out, steps=512, extra=()):
 
 def test_trainer_outputs_and_determinism(tmp_path):
     a = _run(tmp_path / "a")
-    for name in ("model.pt", "checkpoint.pt", "checkpoint_env.npz", "log.csv", "results.json", "timing.json",
-                 "curve.png"):
+    for name in ("model.pt", "checkpoint/state.pt", "checkpoint/env.npz", "checkpoint/manifest.json", "log.csv",
+                 "results.json", "timing.json", "curve.png"):
         assert (tmp_path / "a" / name).is_file(), name
+    assert sorted(p.name for p in (tmp_path / "a").iterdir() if p.name.startswith("checkpoint")) == ["checkpoint"]
     assert a["steps"] == 512 and set(a["final_eval"]) >= {"random", "greedy"}
     assert (tmp_path / "a" / "results.json").read_bytes() == (_run(tmp_path / "b") and
                                                                (tmp_path / "b" / "results.json").read_bytes())
     pol = load_policy(tmp_path / "a" / "model.pt")
     assert pol.meta["game"] == "skyjo" and pol.meta["trained_steps"] == 512
-    ckpt = load_policy(tmp_path / "a" / "checkpoint.pt")  # checkpoints load as policies too
+    ckpt = load_policy(tmp_path / "a" / "checkpoint")  # checkpoints load as policies too
     obs = np.zeros((1, pol.obs_size), np.float32)
     mask = np.ones((1, pol.num_actions), np.int8)
     assert pol.act(obs, mask).tolist() == ckpt.act(obs, mask).tolist()

@@ -20,6 +20,7 @@ is given observations of the right size.
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import numpy as np
@@ -95,7 +96,16 @@ def save_policy(path, net, meta: dict | None = None) -> Path:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     state = {k: v.detach().cpu().clone() for k, v in net.state_dict().items()}
-    torch.save({"format": FORMAT, "meta_json": json.dumps(meta, sort_keys=True), "state_dict": state}, path)
+    # written whole under a temporary name, then renamed over ``path``; through a Python file object, so a
+    # full disk raises OSError(ENOSPC) rather than a torch RuntimeError
+    tmp = path.with_name(f"{path.name}.tmp-{os.getpid()}")
+    try:
+        with open(tmp, "wb") as f:
+            torch.save({"format": FORMAT, "meta_json": json.dumps(meta, sort_keys=True), "state_dict": state}, f)
+        os.replace(tmp, path)
+    finally:
+        if tmp.exists():
+            tmp.unlink()
     return path
 
 

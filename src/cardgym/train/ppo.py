@@ -12,20 +12,27 @@ decisions in the learner's seat, ``pretrain_epochs`` epochs), and PPO adds a cro
 the bot's choice on the learner's own states (DAgger) whose weight falls to 0 at ``imitate_steps``.
 
 Outputs in ``--out``: ``model.pt`` (the final policy, a [`cardgym.agents.load_policy`][cardgym.agents.load_policy] file),
-``checkpoint.pt`` + ``checkpoint_env.npz`` (resume with ``--resume``), ``log.csv`` (one row per
-iteration), ``results.json`` (config, pretraining log, final duplicate evaluation against every bot),
+``checkpoint/`` (``state.pt`` + ``env.npz`` + ``manifest.json``, replaced whole at each save; resume with
+``--resume``), ``log.csv`` (one row per iteration), ``results.json`` (config, pretraining log, final
+duplicate evaluation against every bot; no wall-clock times, so it is the same for the same command),
 ``timing.json`` (phase times, steps/s), ``curve.png`` (evaluation win rates over training).
 """
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import dataclasses
+import errno
+import hashlib
+import io
 import json
 import math
 import os
+import shutil
 import sys
 import time
+import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -34,9 +41,81 @@ import numpy as np
 # torch's OpenMP threads spin while waiting by default; on a shared 2-core machine that costs ~3x.
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
-from ..agents import FORMAT, PolicyNet, TorchPolicy, mask_logits, save_policy  # noqa: E402
+from ..agents import CHECKPOINT_STATE, FORMAT, PolicyNet, TorchPolicy, mask_logits, save_policy  # noqa: E402
 from ..agents.runner import EXTERNAL, BatchRunner  # noqa: E402
 from .evaluate import duplicate_eval, format_result  # noqa: E402
+
+#: the checkpoint folder in ``--out`` and its files (see ``Trainer.save_checkpoint``)
+CHECKPOINT_DIR = "checkpoint"
+CHECKPOINT_ENV = "env.npz"
+CHECKPOINT_MANIFEST = "manifest.json"
+CHECKPOINT_FORMAT = "cardgym-checkpoint-v1"
+
+
+class CheckpointError(ValueError):
+    """``--resume`` found no checkpoint, or none that is complete and fits this run."""
+
+
+class OutputError(OSError):
+    """An output of the run could not be written (disk full, read-only or vanished folder...)."""
+
+
+@contextlib.contextmanager
+def _writing(path):
+    """Turn an ``OSError`` raised while writing ``path`` into an `OutputError` naming it."""
+    try:
+        yield
+    except OutputError:
+        raise
+    except OSError as exc:
+        hint = ""
+        if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+            hint = "; the disk is full: free some space or pass another --out, then --resume"
+        elif exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
+            hint = "; the folder is not writable: pass another --out"
+        raise OutputError(exc.errno, f"cannot write {path}: {exc.strerror or exc}{hint}") from exc
+
+
+def _write_text(path: Path, text: str):
+    """Write ``text`` to ``path`` whole (a temporary file renamed over it), errors naming ``path``."""
+    tmp = path.with_name(f"{path.name}.tmp-{os.getpid()}")
+    with _writing(path):
+        try:
+            tmp.write_text(text)
+            os.replace(tmp, path)
+        finally:
+            if tmp.exists():
+                tmp.unlink()
+
+
+def _sync(f):
+    f.flush()
+    os.fsync(f.fileno())
+
+
+def _sync_dir(path: Path):
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def _read_npz(path: Path) -> dict:
+    """Every array of an ``.npz`` file, read now (so a truncated file fails here, as a `CheckpointError`)."""
+    try:
+        with np.load(path, allow_pickle=False) as z:
+            return {k: z[k] for k in z.files}
+    except (OSError, ValueError, EOFError, zipfile.BadZipFile) as exc:
+        raise CheckpointError(f"{path} cannot be read ({type(exc).__name__}: {exc})") from None
 
 # Per-game defaults of ``cardgym train GAME`` (command-line flags override them). Every preset clones
 # the expert bot first (behaviour cloning on 2M of its decisions, 10 epochs), then runs PPO against a
@@ -195,6 +274,7 @@ class Trainer:
         self.seat_fixed = -1 if cfg.seat == "random" else int(cfg.seat)
         self.out = Path(cfg.out)
         self.pretrain_log: list = []
+        self.pretrain_timing: dict = {}
         if cfg.pretrain_steps > 0 and self.teacher_pid is None:
             raise ValueError("--pretrain-steps needs a teacher: pass --imitate BOT (e.g. expert)")
 
@@ -381,6 +461,8 @@ class Trainer:
         torch, cfg = self.torch, self.cfg
         T = max(1, math.ceil(cfg.pretrain_steps / self.n))
         t0 = time.perf_counter()
+        # wall-clock times go to timing.json (results.json holds only what the seed determines)
+        self.pretrain_timing = {"collect_s": 0.0, "epochs_s": []}
         b = self.collect(T, teacher_plays=True)
         for k in self.window:  # outcomes of the teacher's games are not the learner's
             self.window[k].clear()
@@ -416,13 +498,13 @@ class Trainer:
                 logits, _ = self.net(obs[ho_idx])
                 agree = float((mask_logits(logits, mask[ho_idx]).argmax(-1) == label[ho_idx]).float().mean())
             row = {"epoch": ep + 1, "samples": int(N), "loss": round(tot["loss"] / max(1, count), 5),
-                   "v_loss": round(tot["v_loss"] / max(1, count), 5), "heldout_agree": round(agree, 4),
-                   "elapsed_s": round(time.perf_counter() - t0, 1)}
+                   "v_loss": round(tot["v_loss"] / max(1, count), 5), "heldout_agree": round(agree, 4)}
             rows.append(row)
+            self.pretrain_timing["epochs_s"].append(round(time.perf_counter() - t0, 1))
             if cfg.progress:
                 print(f"pretrain epoch {ep + 1}/{cfg.pretrain_epochs}: imitation loss {row['loss']:.3f}, "
                       f"agreement with {cfg.imitate} {100 * agree:.1f}% (held out)", file=sys.stderr)
-        rows[0]["collect_s"] = round(t_collect, 1)
+        self.pretrain_timing["collect_s"] = round(t_collect, 1)
         # the policy snapshots start from the pretrained policy
         for slot in range(len(self.pool_pids)):
             self._snapshot(slot)
@@ -500,9 +582,19 @@ class Trainer:
                 for b in self.bots()}
 
     # ------------------------------------------------------- checkpointing
+    # A checkpoint is one folder, OUT/checkpoint/: state.pt (weights, optimizer, generators, pool,
+    # counters), env.npz (every game record and the per-record bookkeeping) and manifest.json (the
+    # iteration and the sha256 of both files). It is written whole under a temporary name and renamed
+    # into place, the previous one kept as checkpoint.prev until then, so a crash at any moment leaves
+    # at least one complete checkpoint, and a torn one is recognised by its hashes. Hand-written with
+    # os.replace: renaming a folder is atomic on POSIX file systems, and no maintained library offers an
+    # atomic multi-file write (atomicwrites, now unmaintained, did single files only).
+    def _checkpoint_arrays(self) -> dict:
+        return dict(states=self.run.states, masks=self.run.masks, seat_player=self.run.seat_player,
+                    seats=self.seats, env_kind=self.env_kind, ep_ret=self.ep_ret, ep_len=self.ep_len)
+
     def save_checkpoint(self):
         torch = self.torch
-        self.out.mkdir(parents=True, exist_ok=True)
         pol = {"format": FORMAT, "meta_json": json.dumps({**self.meta(), "obs_size": self.obs_size,
                                                            "num_actions": self.A,
                                                            "hidden": list(self.cfg.hidden)}, sort_keys=True),
@@ -522,19 +614,131 @@ class Trainer:
             "eval_json": json.dumps(self.eval_history),
             "pretrain_json": json.dumps(self.pretrain_log),
         }
-        tmp = self.out / "checkpoint.pt.tmp"
-        torch.save(data, tmp)
-        np.savez(self.out / "checkpoint_env.npz", states=self.run.states, masks=self.run.masks,
-                 seat_player=self.run.seat_player, seats=self.seats, env_kind=self.env_kind,
-                 ep_ret=self.ep_ret, ep_len=self.ep_len)
-        tmp.replace(self.out / "checkpoint.pt")
+        main, prev = self.out / CHECKPOINT_DIR, self.out / (CHECKPOINT_DIR + ".prev")
+        tmp = self.out / f"{CHECKPOINT_DIR}.tmp-{os.getpid()}"
+        with _writing(tmp):
+            self.out.mkdir(parents=True, exist_ok=True)
+            for old in self.out.glob(f"{CHECKPOINT_DIR}.tmp-*"):  # left by a crashed save
+                shutil.rmtree(old, ignore_errors=True)
+            tmp.mkdir()
+            files = {}
+            with open(tmp / CHECKPOINT_STATE, "wb") as f:
+                torch.save(data, f)
+                _sync(f)
+            with open(tmp / CHECKPOINT_ENV, "wb") as f:
+                np.savez(f, **self._checkpoint_arrays())
+                _sync(f)
+            for name in (CHECKPOINT_STATE, CHECKPOINT_ENV):
+                files[name] = {"sha256": _sha256(tmp / name), "bytes": (tmp / name).stat().st_size}
+            manifest = {"format": CHECKPOINT_FORMAT, "iteration": self.iteration, "steps": self.steps,
+                        "files": files}
+            with open(tmp / CHECKPOINT_MANIFEST, "w") as f:
+                f.write(json.dumps(manifest, indent=1, sort_keys=True) + "\n")
+                _sync(f)
+            _sync_dir(tmp)
+            if main.exists():
+                if prev.exists():
+                    shutil.rmtree(prev)
+                os.replace(main, prev)
+            os.replace(tmp, main)
+            _sync_dir(self.out)
+            if prev.exists():
+                shutil.rmtree(prev)
+
+    def _read_checkpoint(self, folder: Path) -> tuple:
+        """``(data, env)`` of a checkpoint folder whose manifest, hashes and files all check out; a
+        `CheckpointError` saying what is wrong otherwise."""
+        torch = self.torch
+        try:
+            manifest = json.loads((folder / CHECKPOINT_MANIFEST).read_text())
+        except FileNotFoundError:
+            raise CheckpointError(f"{folder} has no {CHECKPOINT_MANIFEST} (written last: the save did not end)") from None
+        except (OSError, ValueError) as exc:
+            raise CheckpointError(f"{folder / CHECKPOINT_MANIFEST} is unreadable ({exc})") from None
+        if not isinstance(manifest, dict) or manifest.get("format") != CHECKPOINT_FORMAT:
+            raise CheckpointError(f"{folder / CHECKPOINT_MANIFEST} is not a {CHECKPOINT_FORMAT} manifest")
+        files = manifest.get("files")
+        for name in (CHECKPOINT_STATE, CHECKPOINT_ENV):
+            entry = files.get(name) if isinstance(files, dict) else None
+            if not isinstance(entry, dict):
+                raise CheckpointError(f"{folder / CHECKPOINT_MANIFEST} does not list {name}")
+            path = folder / name
+            if not path.is_file():
+                raise CheckpointError(f"{path} is missing")
+            if _sha256(path) != entry.get("sha256"):
+                raise CheckpointError(f"{path} does not match the sha256 of the manifest (torn or truncated file)")
+        try:
+            data = torch.load(folder / CHECKPOINT_STATE, map_location="cpu", weights_only=True)
+            if not isinstance(data, dict) or not isinstance(data.get("counters"), list):
+                raise ValueError("not a trainer state")
+        except Exception as exc:  # torch raises many types for a bad file
+            raise CheckpointError(f"{folder / CHECKPOINT_STATE} cannot be read ({type(exc).__name__}: {exc})") from None
+        if data["counters"][:1] != [manifest.get("iteration")]:
+            raise CheckpointError(f"{folder / CHECKPOINT_STATE} is of iteration {data['counters'][:1]}, the manifest "
+                                  f"says {manifest.get('iteration')}")
+        env = _read_npz(folder / CHECKPOINT_ENV)
+        return data, env
+
+    def _find_checkpoint(self) -> tuple:
+        """The newest complete checkpoint in ``out``: ``checkpoint/``, else ``checkpoint.prev/`` (the one
+        a save was replacing when it stopped; said on stderr), else the two files of older versions
+        (``checkpoint.pt`` + ``checkpoint_env.npz``, which cannot be verified; said on stderr)."""
+        main, prev = self.out / CHECKPOINT_DIR, self.out / (CHECKPOINT_DIR + ".prev")
+        problems = []
+        for folder in (main, prev):
+            if not folder.exists():
+                continue
+            try:
+                data, env = self._read_checkpoint(folder)
+            except CheckpointError as exc:
+                problems.append(str(exc))
+                continue
+            if problems:
+                print(f"warning: the checkpoint in {main} is unusable ({'; '.join(problems)}); resuming from the "
+                      f"previous complete checkpoint {folder} (iteration {data['counters'][0]})", file=sys.stderr)
+            return data, env
+        legacy_pt, legacy_env = self.out / "checkpoint.pt", self.out / "checkpoint_env.npz"
+        if not problems and legacy_pt.is_file() and legacy_env.is_file():
+            print(f"warning: resuming from {legacy_pt} + {legacy_env}, a checkpoint of an older cardgym that "
+                  "cannot be checked for a torn write", file=sys.stderr)
+            try:
+                data = self.torch.load(legacy_pt, map_location="cpu", weights_only=True)
+            except Exception as exc:
+                raise CheckpointError(f"{legacy_pt} cannot be read ({type(exc).__name__}: {exc})") from None
+            return data, _read_npz(legacy_env)
+        if problems:
+            raise CheckpointError(f"--resume: no usable checkpoint in {self.out}: {'; '.join(problems)}. Start a "
+                                  f"new run without --resume (it overwrites the outputs in {self.out}) or with "
+                                  "another --out")
+        raise CheckpointError(f"--resume: there is no checkpoint in {self.out} (expected {main}/). To start a new "
+                              f"run, drop --resume (it writes its outputs in {self.out}) or pass another --out")
+
+    def _validate_env_states(self, env: dict, num_players: int):
+        """Check the game records and bookkeeping arrays of a checkpoint before the compiled kernels see
+        them (they do no bounds checks): names, shapes and dtypes as this run builds them, seats, opponent
+        kinds and players in range.
+
+        COORDINATOR: the per-game state validator (a GameSpec method, added by another change) belongs
+        here, called on ``env["states"]`` with ``self.rules``."""
+        want = self._checkpoint_arrays()
+        if set(env) != set(want):
+            raise CheckpointError(f"{self.out / CHECKPOINT_DIR / CHECKPOINT_ENV} holds {sorted(env)}, expected {sorted(want)}")
+        for k, a in want.items():
+            if env[k].shape != a.shape or env[k].dtype != a.dtype:
+                raise CheckpointError(f"{self.out / CHECKPOINT_DIR / CHECKPOINT_ENV}: {k} has shape {env[k].shape} and "
+                                      f"dtype {env[k].dtype}, this run needs {a.shape} {a.dtype}")
+        ranges = {"seats": (0, self.np - 1), "env_kind": (0, len(self.kinds) - 1),
+                  "seat_player": (EXTERNAL, num_players - 1), "masks": (0, 1)}
+        for k, (lo, hi) in ranges.items():
+            if env[k].size and (env[k].min() < lo or env[k].max() > hi):
+                raise CheckpointError(f"{self.out / CHECKPOINT_DIR / CHECKPOINT_ENV}: {k} holds values outside {lo}..{hi}")
 
     # settings the saved games, snapshot pool and network depend on: a resume must keep them
     RESUME_KEYS = ("game", "rules", "num_envs", "opponents", "hidden", "observation", "pool_size", "seat")
 
     def load_checkpoint(self):
         torch = self.torch
-        data = torch.load(self.out / "checkpoint.pt", map_location="cpu", weights_only=True)
+        data, env = self._find_checkpoint()
         saved = json.loads(data["config_json"])
         now = json.loads(json.dumps(dataclasses.asdict(self.cfg)))
         changed = [k for k in self.RESUME_KEYS if saved.get(k) != now.get(k)]
@@ -545,6 +749,8 @@ class Trainer:
                 f"changed: {detail}. To train on from this agent with new settings, start a new run with "
                 f"--init {self.out / 'model.pt'}"
             )
+        # the players the pool rebuilt below will have: bots and teacher, then one per saved snapshot
+        self._validate_env_states(env, len(self.run.players) - len(self.pool_pids) + len(data["pool"]))
         self.net.load_state_dict(data["policy"]["state_dict"])
         self.opt.load_state_dict(data["optimizer"])
         self.iteration, self.steps, self.decisions, self.episodes, self.pool_next = data["counters"]
@@ -561,10 +767,11 @@ class Trainer:
             self.pool_states.append((state, seed))
         self.window = json.loads(data["window_json"])
         self.eval_history = json.loads(data["eval_json"])
-        self.pretrain_log = json.loads(data.get("pretrain_json", "[]"))
+        # (checkpoints of older versions kept wall-clock times in the pretraining log)
+        self.pretrain_log = [{k: v for k, v in row.items() if k not in ("elapsed_s", "collect_s")}
+                             for row in json.loads(data.get("pretrain_json", "[]"))]
         # last: building the pool's networks above draws initial weights from torch's generator
         torch.set_rng_state(data["torch_rng"])
-        env = np.load(self.out / "checkpoint_env.npz", allow_pickle=False)
         self.run.states[:] = env["states"]
         self.run.masks[:] = env["masks"]
         self.run.seat_player[:] = env["seat_player"]
@@ -575,11 +782,12 @@ class Trainer:
     def train(self, resume: bool = False) -> dict:
         cfg = self.cfg
         t_begin = time.perf_counter()
-        self.out.mkdir(parents=True, exist_ok=True)
+        with _writing(self.out):
+            self.out.mkdir(parents=True, exist_ok=True)
         iters = max(1, math.ceil(cfg.total_steps / (self.n * cfg.rollout)))
         log_path = self.out / "log.csv"
         rows: list = []
-        if resume and (self.out / "checkpoint.pt").is_file():
+        if resume:
             self.load_checkpoint()
             if log_path.is_file():
                 with open(log_path) as f:
@@ -629,19 +837,22 @@ class Trainer:
         bar.close()
         wall = time.perf_counter() - t_start
         t_final = time.perf_counter()
-        save_policy(self.out / "model.pt", self.policy().net, self.meta())
+        with _writing(self.out / "model.pt"):
+            save_policy(self.out / "model.pt", self.policy().net, self.meta())
         final = {b: duplicate_eval(self.game, self.policy(), b, games=cfg.final_eval_games,
                                    seed=cfg.eval_seed + 10_000_000, **self.eval_rules) for b in self.bots()}
         config = {k: v for k, v in dataclasses.asdict(cfg).items() if k not in ("out", "progress")}
         results = {"game": cfg.game, "config": config, "steps": int(self.steps),
                    "decisions": int(self.decisions), "episodes": int(self.episodes),
                    "final_eval": final, "eval_history": self.eval_history, "pretrain": self.pretrain_log}
-        (self.out / "results.json").write_text(json.dumps(results, indent=1, sort_keys=True) + "\n")
+        _write_text(self.out / "results.json", json.dumps(results, indent=1, sort_keys=True) + "\n")
         sps = (self.steps - steps_start) / max(1e-9, train_time)
-        pre_s = self.pretrain_log[-1]["elapsed_s"] if self.pretrain_log and not resume else 0.0
+        pre = self.pretrain_timing if self.pretrain_timing.get("epochs_s") else {}
         timing = {
             "total_s": round(time.perf_counter() - t_begin, 1),  # this invocation, start to end
-            "pretrain_s": pre_s,  # behaviour cloning (collect + epochs), 0 when resumed
+            "pretrain_s": pre["epochs_s"][-1] if pre else 0.0,  # behaviour cloning (collect + epochs), 0 when resumed
+            "pretrain_collect_s": pre.get("collect_s", 0.0),  # playing the teacher's decisions
+            "pretrain_epochs_s": pre.get("epochs_s", []),  # time since the start of cloning at each epoch's end
             "ppo_wall_s": round(wall, 1),  # PPO iterations incl. periodic evaluations and checkpoints
             "ppo_train_s": round(train_time, 1),  # rollouts + updates only
             "final_eval_s": round(time.perf_counter() - t_final, 1),
@@ -649,8 +860,9 @@ class Trainer:
             "decisions_per_s": round(sps * self.decisions / max(1, self.steps)),  # incl. opponents' moves
             "threads": cfg.threads,
         }
-        (self.out / "timing.json").write_text(json.dumps(timing, indent=1) + "\n")
-        self._plot()
+        _write_text(self.out / "timing.json", json.dumps(timing, indent=1) + "\n")
+        with _writing(self.out / "curve.png"):
+            self._plot()
         results["timing"] = timing
         return results
 
@@ -658,11 +870,12 @@ class Trainer:
         keys: list = []
         for r in rows:
             keys += [k for k in r if k not in keys]
-        with open(path, "w", newline="") as f:
-            w = csv.DictWriter(f, keys)
-            w.writeheader()
-            for r in rows:
-                w.writerow(r)
+        buf = io.StringIO(newline="")
+        w = csv.DictWriter(buf, keys)
+        w.writeheader()
+        for r in rows:
+            w.writerow(r)
+        _write_text(path, buf.getvalue())
 
     def _plot(self):
         from .plot import line_plot
@@ -789,7 +1002,10 @@ def main(argv=None) -> int:
     tr = Trainer(cfg)
     print(f"training {cfg.game} ({tr.np} players) for {cfg.total_steps:,} learner steps "
           f"on {cfg.num_envs} games, opponents {cfg.opponents}; output in {cfg.out}", file=sys.stderr)
-    res = tr.train(resume=resume)
+    try:
+        res = tr.train(resume=resume)
+    except (CheckpointError, OutputError) as exc:
+        raise SystemExit(f"cardgym train: error: {exc}") from None
     t = res["timing"]
     print(f"done in {t['total_s'] / 60:.1f} min: {res['steps']:,} PPO learner steps "
           f"({t['steps_per_s']:,} steps/s, {t['decisions_per_s']:,} decisions/s incl. opponents)"
