@@ -616,34 +616,43 @@ class Trainer:
         }
         main, prev = self.out / CHECKPOINT_DIR, self.out / (CHECKPOINT_DIR + ".prev")
         tmp = self.out / f"{CHECKPOINT_DIR}.tmp-{os.getpid()}"
-        with _writing(tmp):
+        with _writing(main):
             self.out.mkdir(parents=True, exist_ok=True)
             for old in self.out.glob(f"{CHECKPOINT_DIR}.tmp-*"):  # left by a crashed save
                 shutil.rmtree(old, ignore_errors=True)
-            tmp.mkdir()
-            files = {}
-            with open(tmp / CHECKPOINT_STATE, "wb") as f:
-                torch.save(data, f)
-                _sync(f)
-            with open(tmp / CHECKPOINT_ENV, "wb") as f:
-                np.savez(f, **self._checkpoint_arrays())
-                _sync(f)
-            for name in (CHECKPOINT_STATE, CHECKPOINT_ENV):
-                files[name] = {"sha256": _sha256(tmp / name), "bytes": (tmp / name).stat().st_size}
-            manifest = {"format": CHECKPOINT_FORMAT, "iteration": self.iteration, "steps": self.steps,
-                        "files": files}
-            with open(tmp / CHECKPOINT_MANIFEST, "w") as f:
-                f.write(json.dumps(manifest, indent=1, sort_keys=True) + "\n")
-                _sync(f)
-            _sync_dir(tmp)
-            if main.exists():
-                if prev.exists():
-                    shutil.rmtree(prev)
-                os.replace(main, prev)
-            os.replace(tmp, main)
-            _sync_dir(self.out)
+            try:
+                self._write_checkpoint(tmp, main, prev, data)
+            except OSError:
+                shutil.rmtree(tmp, ignore_errors=True)
+                raise
+
+    def _write_checkpoint(self, tmp: Path, main: Path, prev: Path, data: dict):
+        """Write the checkpoint folder under ``tmp``, then swap it in for ``main`` (see above)."""
+        torch = self.torch
+        tmp.mkdir()
+        files = {}
+        with open(tmp / CHECKPOINT_STATE, "wb") as f:
+            torch.save(data, f)
+            _sync(f)
+        with open(tmp / CHECKPOINT_ENV, "wb") as f:
+            np.savez(f, **self._checkpoint_arrays())
+            _sync(f)
+        for name in (CHECKPOINT_STATE, CHECKPOINT_ENV):
+            files[name] = {"sha256": _sha256(tmp / name), "bytes": (tmp / name).stat().st_size}
+        manifest = {"format": CHECKPOINT_FORMAT, "iteration": self.iteration, "steps": self.steps,
+                    "files": files}
+        with open(tmp / CHECKPOINT_MANIFEST, "w") as f:
+            f.write(json.dumps(manifest, indent=1, sort_keys=True) + "\n")
+            _sync(f)
+        _sync_dir(tmp)
+        if main.exists():
             if prev.exists():
                 shutil.rmtree(prev)
+            os.replace(main, prev)
+        os.replace(tmp, main)
+        _sync_dir(self.out)
+        if prev.exists():
+            shutil.rmtree(prev)
 
     def _read_checkpoint(self, folder: Path) -> tuple:
         """``(data, env)`` of a checkpoint folder whose manifest, hashes and files all check out; a
@@ -693,9 +702,10 @@ class Trainer:
             except CheckpointError as exc:
                 problems.append(str(exc))
                 continue
-            if problems:
-                print(f"warning: the checkpoint in {main} is unusable ({'; '.join(problems)}); resuming from the "
-                      f"previous complete checkpoint {folder} (iteration {data['counters'][0]})", file=sys.stderr)
+            if folder == prev:
+                why = "; ".join(problems) if problems else f"{main} is missing (a save stopped between two renames)"
+                print(f"warning: the last checkpoint is unusable ({why}); resuming from the previous complete "
+                      f"checkpoint {folder} (iteration {data['counters'][0]})", file=sys.stderr)
             return data, env
         legacy_pt, legacy_env = self.out / "checkpoint.pt", self.out / "checkpoint_env.npz"
         if not problems and legacy_pt.is_file() and legacy_env.is_file():
