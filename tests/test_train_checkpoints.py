@@ -234,3 +234,30 @@ def test_results_json_is_the_same_for_the_same_command(tmp_path):
     timing = json.loads((tmp_path / "a" / "timing.json").read_text())
     assert len(timing["pretrain_epochs_s"]) == 2 and timing["pretrain_s"] == timing["pretrain_epochs_s"][-1]
     assert timing["pretrain_collect_s"] >= 0
+
+
+def test_resume_without_a_checkpoint_exits_non_zero_from_the_command_line(tmp_path):
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    import cardgym
+
+    src = str(Path(cardgym.__file__).resolve().parents[1])
+    env = {**os.environ, "PYTHONPATH": src + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    proc = subprocess.run([sys.executable, "-m", "cardgym.train", "skyjo", "--out", str(tmp_path), "--resume",
+                           *TINY], capture_output=True, text=True, env=env, timeout=600)
+    assert proc.returncode != 0
+    assert f"there is no checkpoint in {tmp_path}" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_a_checkpoint_of_the_older_two_file_layout_still_resumes(tmp_path, capsys, straight):
+    out = tmp_path / "run"
+    _run(out)
+    (out / "checkpoint" / "state.pt").rename(out / "checkpoint.pt")
+    (out / "checkpoint" / "env.npz").rename(out / "checkpoint_env.npz")
+    shutil.rmtree(out / "checkpoint")
+    capsys.readouterr()
+    _run(out, steps=768, extra=["--resume"])
+    assert "an older cardgym" in capsys.readouterr().err
+    _assert_same_end(out, straight)
