@@ -169,6 +169,10 @@ def test_a_model_is_refused_where_its_game_rules_or_observation_differ(tmp_path)
     env = gym.make("cardgym/Skyjo-v0", opponent=str(ok))
     env.reset(seed=0)
     assert match("skyjo", str(ok), "random", games=2)["games"] == 2
+    # a trainer checkpoint folder is a model too
+    (tmp_path / "ck").mkdir()
+    torch.save({"policy": torch.load(ok, weights_only=True)}, tmp_path / "ck" / "state.pt")
+    gym.make("cardgym/Skyjo-v0", opponent=str(tmp_path / "ck")).reset(seed=0)
     # another game
     with pytest.raises(ValueError, match="trained on 'skyjo', not 'skipbo'"):
         gym.make("cardgym/SkipBo-v0", opponent=str(ok))
