@@ -16,11 +16,11 @@ Files (``<game>__<variant>.txt``):
 
 - AEC playthroughs (``cardgym.<game>_v0.raw_env(render_mode="ansi")``, every seat played by a bot, the
   seats cycling through ``SEAT_BOTS`` unless the variant names its own bots). The first
-  ``DETAILED`` decisions are written in full: the acting agent and its bot, the rendered table, every
+  ``DETAILED`` decisions (fewer for a variant with a large table) are written in full: the acting agent and its bot, the rendered table, every
   agent's ``vector`` observation (nonzero entries as ``index:value``), the legal action ids, the action
   and its ``action_to_str``, the rewards of the step. The ``dict`` observation of the agent to act is
   written for the first ``DICT_DECISIONS`` decisions and the full-information ``state()`` vector at the
-  decisions in ``STATE_AT`` and at the end. Every later decision is one line (agent, action, its text,
+  decisions in ``STATE_AT``, at the last detailed decision and at the end. Every later decision is one line (agent, action, its text,
   nonzero rewards and a short hash of every agent's observation and the mask), and the end of the game
   is written in full again (table, observations, rewards, terminations, ``result()``).
 - ``<game>__gym.txt``: seeded single-agent Gymnasium episodes (``gymnasium.make``), the learner played
@@ -53,8 +53,9 @@ REGENERATE = "python -m tests.golden.generate"
 DETAILED = 40
 #: decisions whose ``dict`` observation (of the agent to act) is written
 DICT_DECISIONS = 3
-#: decisions at which the full-information ``state()`` vector is written (and at the end)
-STATE_AT = (0, DETAILED - 1)
+#: decisions at which the full-information ``state()`` vector is written (also at the last detailed
+#: decision and at the end)
+STATE_AT = (0,)
 #: bots of the seats, cycled (seat i plays SEAT_BOTS[i % 3]) unless a variant names its own
 SEAT_BOTS = ("greedy", "expert", "random")
 #: safety cap on the decisions of one AEC playthrough (every game here ends long before)
@@ -77,7 +78,7 @@ class Variant:
     options: dict
     seed: int
     bots: tuple = ()
-    note: str = ""
+    detailed: int = DETAILED  # fewer for the largest tables, to keep the file small
 
     @property
     def filename(self) -> str:
@@ -122,11 +123,14 @@ VARIANTS = (
     Variant("skyjo", "max_rounds_2", {"max_rounds": 2}, 4),
     Variant("skyjo", "episode_round", {"episode": "round"}, 5),
     Variant("skyjo", "setup_random", {"setup_reveal": "random"}, 6, ("random", "greedy")),
-    Variant("skyjo", "reshuffle_all_but_top_flip", {"num_players": 3, "reshuffle": "all_but_top_flip"}, 7),
+    # 6 players: the draw pile runs out (twice) and is rebuilt
+    Variant("skyjo", "reshuffle_all_but_top_flip_6p", {"num_players": 6, "reshuffle": "all_but_top_flip"}, 16,
+            detailed=20),
     Variant("skyjo", "reward_score", {"reward": "score"}, 8),
+    Variant("skyjo", "truncated_max_turns_30", {"max_turns": 30}, 9),
     # ---- Skip-Bo
     Variant("skipbo", "classic_2p", {}, 1),
-    Variant("skipbo", "classic_5p", {"num_players": 5}, 2),
+    Variant("skipbo", "classic_5p", {"num_players": 5}, 2),  # recycles the build piles once
     Variant("skipbo", "teams_4p", {"num_players": 4, "teams": True}, 3),
     Variant("skipbo", "quick_stock_10", {"stock_size": 10}, 4),
     Variant("skipbo", "match_target_150", {"stock_size": 10, "match_target": 150, "reward": "score"}, 5),
@@ -138,12 +142,17 @@ VARIANTS = (
         {"recycle": "immediately", "first_player": "random", "recycle_build_piles": False, "stock_size": 15},
         9, ("random", "greedy"),
     ),
+    # 156 of the 162 cards in the stocks: the draw pile runs dry, the players pass, the hand is a stall draw
+    Variant("skipbo", "stall_draw_stock_78",
+            {"stock_size": 78, "recycle": "immediately", "recycle_build_piles": False}, 1),
     # ---- Skip-Bo Junior
     Variant("skipbo_junior", "classic_2p", {}, 1),
     Variant("skipbo_junior", "classic_3p", {"num_players": 3}, 2),
     Variant("skipbo_junior", "classic_4p", {"num_players": 4}, 3),
     Variant("skipbo_junior", "must_play_off", {"must_play": False}, 4, ("random", "greedy")),
-    Variant("skipbo_junior", "long_stock_20_recycle_builds", {"stock_size": 20, "recycle_build_piles": True}, 5),
+    # the draw pile and the completed stack run dry: the build piles are recycled (twice)
+    Variant("skipbo_junior", "stock_28_recycle_builds_3p",
+            {"num_players": 3, "stock_size": 28, "recycle_build_piles": True}, 5),
     Variant("skipbo_junior", "first_player_random", {"first_player": "random", "num_players": 3}, 6),
 )
 
@@ -297,7 +306,7 @@ def playthrough(v: Variant) -> str:
             "bots: " + " ".join(f"{a}={v.bot_of(i)}" for i, a in enumerate(agents)),
             f"observation: vector ({env.observation_space(agents[0])['observation'].shape[0]} values), "
             f"state: {env.state_space.shape[0]} values, actions: {mod.GAME.num_actions}",
-            f"detailed decisions: {DETAILED} (then one line per decision: agent, action, rewards, "
+            f"detailed decisions: {v.detailed} (then one line per decision: agent, action, rewards, "
             "hash of every observation and the mask)",
         ],
     )
@@ -325,7 +334,7 @@ def playthrough(v: Variant) -> str:
         bot = v.bot_of(seat)
         mask = env.action_mask()
         legal = np.flatnonzero(mask).tolist()
-        if k < DETAILED:
+        if k < v.detailed:
             out.append("")
             out.append(f"== decision {k}: {agent} ({bot})")
             out.append("table:")
@@ -335,19 +344,19 @@ def playthrough(v: Variant) -> str:
                 denv.load_state_dict(env.state_dict())
                 out.append(f"dict obs {agent}:")
                 out += dict_obs_lines(denv.observe(agent)["observation"])
-            if k in STATE_AT:
+            if k in STATE_AT or k == v.detailed - 1:
                 write_state(out)
             out.append(f"legal: {' '.join(map(str, legal))}")
         else:
-            if k == DETAILED:
+            if k == v.detailed:
                 out.append("")
-                out.append(f"== decisions {DETAILED}.. (one line each)")
+                out.append(f"== decisions {v.detailed}.. (one line each)")
             obs_hash = digest(*[env.observe(a)["observation"] for a in agents], mask)
         action = env.bot_action(bot)
         text = env.action_to_str(action)
         env.step(action)
         rewards = " ".join(f"{a}={fnum(env.rewards[a])}" for a in agents)
-        if k < DETAILED:
+        if k < v.detailed:
             out.append(f"action: {action} ({text})")
             out.append(f"rewards: {rewards}")
         else:
