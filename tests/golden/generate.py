@@ -40,7 +40,7 @@ import difflib
 import hashlib
 import json
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -110,11 +110,11 @@ class VecRun:
     seat: object
     chooser: str
     autoreset_mode: str = "next_step"
-    extra: dict = field(default_factory=dict)
 
 
 # Every documented variant (RULES.md, each game's Rules class and docs/<game>.md), two player counts
-# per game. Seeds are fixed: a Junior seed is chosen whose game does not end inside reset().
+# per game, and a few variants whose seed takes the game to an edge (draw pile exhausted, recycling, a
+# stall draw, a truncation). Seeds are fixed; no game here ends inside reset().
 VARIANTS = (
     # ---- Skyjo
     Variant("skyjo", "classic_2p", {}, 1),
