@@ -12,6 +12,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 from pettingzoo.utils.env_logger import EnvLogger
 
+from .actions import check_action
 from .fastcall import entry
 from .game import RUNNING, TRUNCATED, DictEncoder, GameSpec
 from .records import record_from_dict, record_to_dict
@@ -142,6 +143,23 @@ class CardGameAEC(AECEnv, EzPickle):
         self.infos = {a: {} for a in self.agents}
         self._skip_agent_selection = None
         self.agent_selection = self.possible_agents[self._cur]
+        if self._status != RUNNING:
+            self._ended_in_reset()
+
+    def _ended_in_reset(self):
+        """The deal itself ended the episode (Skip-Bo Junior: the turns taken inside ``reset()`` by
+        players without a play reached the stall rule or ``max_turns``): report it as PettingZoo
+        expects, every agent terminated (or truncated) with its reward and the result, so that
+        ``agent_iter()`` only asks for the ``None`` steps of the dead agents and then ends."""
+        done = self.truncations if self._status == TRUNCATED else self.terminations
+        reward = self._states["reward"][0]
+        result = self.game.result(self._states[0], self.rules)
+        for a_name in self.agents:
+            done[a_name] = True
+            self.rewards[a_name] = float(reward[self._index[a_name]])
+            self.infos[a_name] = {"result": result}
+        self._rewards_zero = not any(self.rewards.values())
+        self._accumulate_rewards()
 
     # ---------------------------------------------------------------- observe
     def observe(self, agent):
@@ -228,15 +246,7 @@ class CardGameAEC(AECEnv, EzPickle):
             self.render()
 
     def _check_action(self, action) -> int:
-        n = self.game.num_actions
-        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
-            if isinstance(action, np.ndarray) and action.shape == () and np.issubdtype(action.dtype, np.integer):
-                action = int(action)
-            else:
-                raise ValueError(f"action must be an integer in 0..{n - 1}, got {action!r}")
-        a = int(action)
-        if a < 0 or a >= n:
-            raise ValueError(f"action {a} is out of range; actions are 0..{n - 1}")
+        a = check_action(action, self.game.num_actions)
         if not self._mask[a]:
             legal = np.flatnonzero(self._mask).tolist()
             raise ValueError(
@@ -429,8 +439,12 @@ class AssertOutOfBoundsWrapper(_DirectBookkeeping, wrappers.AssertOutOfBoundsWra
     def step(self, action):
         if type(action) is int and 0 <= action < self._raw.game.num_actions:
             self.env.step(action)
-        else:
-            super().step(action)
+        elif action is None and (
+            self._raw.terminations[self._raw.agent_selection] or self._raw.truncations[self._raw.agent_selection]
+        ):  # PettingZoo's dead-agent step
+            self.env.step(action)
+        else:  # the one action rule of every layer (numpy integers of any width; no bools/floats/str)
+            self.env.step(check_action(action, self._raw.game.num_actions))
 
 
 class OrderEnforcingWrapper(_DirectBookkeeping, wrappers.OrderEnforcingWrapper):

@@ -58,6 +58,28 @@ def resolve_seat(seat, num_players: int) -> int:
         if seat == "random":
             return -1
         raise ValueError(f"seat must be 0..{num_players - 1} or 'random', got {seat!r}")
-    if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < num_players:
+    from .rules import coerce_option
+
+    seat = coerce_option(seat)  # numpy integers of any width behave like Python ints
+    if type(seat) is not int or not 0 <= seat < num_players:
         raise ValueError(f"seat must be 0..{num_players - 1} or 'random', got {seat!r}")
     return seat
+
+
+def check_learner_can_act(rules, seat_choice: int) -> None:
+    """Refuse options under which the learner can never make a decision.
+
+    The single-agent and vector envs re-deal a game that ends before the learner's first decision
+    (see ``start_episode`` in ``core/bound.py``). With a fixed learner seat, a fixed ``first_player``
+    and ``max_turns`` <= the turns taken before the learner's first turn, every deal ends first and
+    that re-deal loop would never stop (compiled code: the interpreter hangs)."""
+    first = getattr(rules, "first_player", None)
+    if seat_choice < 0 or type(first) is not int:
+        return  # a random seat or start: some deals give the learner the first turn
+    before = (seat_choice - first) % rules.num_players
+    if rules.max_turns <= before:
+        raise ValueError(
+            f"options max_turns={rules.max_turns}, first_player={first} and seat={seat_choice}: the learner's "
+            f"first turn would be turn {before + 1}, after the turn cap, so no episode could ever reach a "
+            f"decision of the learner; allowed: max_turns > {before} (or seat='random' / first_player='random')"
+        )

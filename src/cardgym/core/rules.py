@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import operator
 from typing import Any, Iterable
 
 import numpy as np
@@ -12,11 +13,28 @@ class Rules:
     """Base for a game's frozen ``Rules`` dataclass.
 
     Subclasses are ``@dataclass(frozen=True)`` with a ``num_players`` field and one field per rule
-    option (its default is the rulebook's). They validate in ``__post_init__`` (using the ``check_*``
+    option (its default is the rulebook's). They validate in ``_validate`` (using the ``check_*``
     helpers so every error names the option and the allowed values) and implement ``params()``.
+
+    Every option is first coerced here, in one place for all games (`coerce_option`): numpy scalars
+    of any width (``np.int8(2)``, ``np.uint64(3)``, ``np.bool_(True)``, ``np.str_``) and other objects
+    with ``__index__`` become plain Python ``int``/``bool``/``str``, so the rules behave exactly as
+    with Python values (no fixed-width arithmetic) and ``as_dict()`` stays JSON. Floats are never
+    coerced to integers (``_validate`` refuses them).
     """
 
     game_name = "game"
+
+    def __post_init__(self):
+        for f in dataclasses.fields(self):
+            value = getattr(self, f.name)
+            coerced = coerce_option(value)
+            if coerced is not value:
+                object.__setattr__(self, f.name, coerced)
+        self._validate()
+
+    def _validate(self):  # pragma: no cover - abstract
+        raise NotImplementedError
 
     @classmethod
     def from_options(cls, spec, options: dict):
@@ -39,14 +57,46 @@ class Rules:
         return [f.name for f in dataclasses.fields(cls)]
 
 
+#: largest value of an integer option: the kernels' parameter vector is int32
+INT_OPTION_MAX = 2**31 - 1
+
+
+def coerce_option(value: Any) -> Any:
+    """``value`` as a plain Python scalar where it is a numpy (or other ``__index__``) scalar.
+
+    ``np.bool_`` -> ``bool``; numpy integers of any width and objects with ``__index__`` (not bools,
+    floats or strings) -> ``int`` via ``operator.index``; ``np.str_`` -> ``str``. Anything else is
+    returned unchanged (the rules' checks then refuse what does not fit)."""
+    if value is None or type(value) in (int, bool, str):
+        return value
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    if isinstance(value, str):
+        return str(value)
+    if isinstance(value, (float, complex, np.floating, np.complexfloating, bytes)):
+        return value
+    if isinstance(value, np.ndarray) and value.ndim > 0:
+        return value
+    try:
+        return operator.index(value)
+    except TypeError:
+        return value
+
+
 def check_int(name: str, value: Any, lo: int, hi: int | None = None, allow_none: bool = False):
+    """``value`` must be a Python int (see `coerce_option`) in ``lo..hi`` (``hi`` defaults to
+    `INT_OPTION_MAX`, the kernels' int32 parameter range)."""
     if value is None and allow_none:
         return
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise ValueError(f"option {name} must be an integer{' or None' if allow_none else ''}, got {value!r}")
-    if value < lo or (hi is not None and value > hi):
-        rng = f"{lo}..{hi}" if hi is not None else f">= {lo}"
-        raise ValueError(f"option {name}={value} is out of range; allowed: {rng}")
+    if hi is None:
+        hi = INT_OPTION_MAX
+    if type(value) is not int:
+        raise ValueError(
+            f"option {name} must be an integer{' or None' if allow_none else ''} in {lo}..{hi}, got {value!r}"
+            f" ({type(value).__name__})"
+        )
+    if value < lo or value > hi:
+        raise ValueError(f"option {name}={value} is out of range; allowed: {lo}..{hi}")
 
 
 def check_choice(name: str, value: Any, allowed: Iterable):
@@ -58,7 +108,7 @@ def check_choice(name: str, value: Any, allowed: Iterable):
 
 
 def check_bool(name: str, value: Any):
-    if not isinstance(value, (bool, np.bool_)):
+    if type(value) is not bool:
         raise ValueError(f"option {name} must be True or False, got {value!r}")
 
 

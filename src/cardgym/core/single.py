@@ -11,9 +11,10 @@ import numpy as np
 import gymnasium as gym
 from gymnasium import spaces
 
+from .actions import check_action
 from .aec import check_seed, entropy_seed, parse_reset_options, render_frame
 from .game import RUNNING, DictEncoder, GameSpec
-from .opponents import resolve_opponent, resolve_seat
+from .opponents import check_learner_can_act, resolve_opponent, resolve_seat
 
 
 class CardGameEnv(gym.Env):
@@ -50,6 +51,7 @@ class CardGameEnv(gym.Env):
         self._params = self.rules.params()
         n = self.rules.num_players
         self._seat_choice = resolve_seat(seat, n)
+        check_learner_can_act(self.rules, self._seat_choice)
         self._bot, self._policy = resolve_opponent(game, opponent, self.rules, observation)
         self._which_bot = game.bot_index(opponent) if self._policy is None else 0
         self.encoder = game.encoder(observation)
@@ -68,6 +70,7 @@ class CardGameEnv(gym.Env):
             self.observation_space = self.encoder.space(self.rules)
             size = 1
         self.action_space = spaces.Discrete(game.num_actions)
+        self._num_actions = game.num_actions
         self._states = game.new_states(1)
         self._masks = np.zeros((1, game.num_actions), np.int8)
         self._obs = np.zeros((1, size), np.float32)
@@ -147,6 +150,8 @@ class CardGameEnv(gym.Env):
         else:
             seed = entropy_seed()
         if self._policy is None:
+            if len(deck):
+                self._check_deck_reaches_learner(seed, deck)
             self._seeds[0] = seed
             self.decisions += self._c.vec_reset(
                 self._states, self._params, self._seeds, self._seat_choice, self._seats, self._masks,
@@ -159,6 +164,9 @@ class CardGameEnv(gym.Env):
                 self._seat_choice if self._seat_choice >= 0 else int(self._c.draw_seat(self._states, 0))
             )
             self._play_policy_opponents()
+            if len(deck) and self._states[0]["status"] != RUNNING:
+                self._started = False
+                raise ValueError(self._dead_deck_message())
             while self._states[0]["status"] != RUNNING:  # over before the learner's first decision
                 seed = int(self._c.seedless(self._states, 0))
                 self._c.reset_one(self._states, 0, self._params, seed, deck, 0, self._masks[0])
@@ -170,17 +178,37 @@ class CardGameEnv(gym.Env):
         self._done = self._states[0]["status"] != RUNNING
         return self._observation(self.seat), self._info()
 
+    def _dead_deck_message(self) -> str:
+        return (
+            f"{self.game.gym_id}: the stacked deck ends the episode before the learner's first decision "
+            "(in Skip-Bo Junior the turns without a play are taken inside reset(), and the opponents play "
+            "up to the learner's seat); a single-agent reset() cannot return a finished episode and would "
+            "have to deal another deck. Use the AEC env (raw_env) to play this deck, or another deck"
+        )
+
+    def _check_deck_reaches_learner(self, seed: int, deck: np.ndarray) -> None:
+        """Play the stacked deck's start on a scratch record exactly as the compiled reset will (same
+        seed, so the same seat draw and bot choices) and refuse it if it ends before the learner's first
+        decision: the compiled reset would silently replace it with a random deal."""
+        c, states = self._c, self.game.new_states(1)
+        mask = np.zeros(self.game.num_actions, np.int8)
+        c.reset_one(states, 0, self._params, seed, deck, len(deck), mask)
+        seat = self._seat_choice if self._seat_choice >= 0 else int(c.draw_seat(states, 0))
+        rec = states[0]
+        while rec["status"] == RUNNING and rec["current"] != seat:
+            c.apply_one(states, 0, self._params, int(c.bot_one(states, 0, self._params, mask, self._which_bot)), mask)
+        if rec["status"] != RUNNING:
+            raise ValueError(self._dead_deck_message())
+
     def step(self, action):
         if not self._started:
             raise RuntimeError("step() called before reset()")
         if self._done:
             raise RuntimeError("the episode is over; call reset() to start a new one")
-        try:
-            a = int(action)
-        except (TypeError, ValueError):
-            raise ValueError(f"action must be an integer in 0..{self.game.num_actions - 1}, got {action!r}") from None
-        game = self.game
-        if not (0 <= a < game.num_actions) or not self._masks[0, a]:
+        a = action if type(action) is int and 0 <= action < self._num_actions else check_action(
+            action, self._num_actions
+        )
+        if not self._masks[0, a]:
             self._done = True
             info = self._info()
             info["illegal_action"] = True

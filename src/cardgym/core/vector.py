@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
+from .actions import check_actions
 from .aec import check_seed, entropy_seed
 from .game import DictEncoder, GameSpec
-from .opponents import is_bot_name, resolve_opponent, resolve_seat
+from .opponents import check_learner_can_act, is_bot_name, resolve_opponent, resolve_seat
 
 _MODES = {"next_step": AutoresetMode.NEXT_STEP, "same_step": AutoresetMode.SAME_STEP}
 
@@ -77,6 +80,7 @@ class CardGameVectorEnv(VectorEnv):
                 f"Flat encoders: {sorted(k for k, v in game.encoders.items() if not isinstance(v, DictEncoder))}"
             )
         self._seat_choice = resolve_seat(seat, self.rules.num_players)
+        check_learner_can_act(self.rules, self._seat_choice)
         self._same_step = autoreset_mode == "same_step"
         self.copy = bool(copy)
         self.illegal_penalty = float(illegal_penalty)
@@ -102,6 +106,8 @@ class CardGameVectorEnv(VectorEnv):
         self._needs_reset = np.zeros(n, np.bool_)
         self._acts = np.zeros(n, np.int64)
         self._all = np.ones(n, np.bool_)
+        # one step/reset at a time: the batch arrays are shared, a second thread would interleave
+        self._busy = threading.Lock()
         self._started = False
         self.decisions = 0  # every seat's decisions taken so far (benchmarks read it)
         if self._policy is not None:
@@ -127,7 +133,21 @@ class CardGameVectorEnv(VectorEnv):
             return np.array([check_seed(s) for s in seed], np.int64)
         return np.array([(check_seed(seed) + i) % (2**63) for i in range(n)], np.int64)
 
+    def _enter(self, what: str):
+        if not self._busy.acquire(blocking=False):
+            raise RuntimeError(
+                f"{type(self).__name__}.{what}() called while another step()/reset() of this env is running "
+                "(from another thread): a vector env is not thread-safe; give each thread its own env"
+            )
+
     def reset(self, *, seed=None, options=None):
+        self._enter("reset")
+        try:
+            return self._reset(seed, options)
+        finally:
+            self._busy.release()
+
+    def _reset(self, seed, options):
         if options:
             raise ValueError(f"the vector env takes no reset options (got {sorted(options)}); stacked decks "
                              f"are for the single environments")
@@ -156,14 +176,16 @@ class CardGameVectorEnv(VectorEnv):
         return info
 
     def step(self, actions):
+        self._enter("step")
+        try:
+            return self._step(actions)
+        finally:
+            self._busy.release()
+
+    def _step(self, actions):
         if not self._started:
             raise RuntimeError("step() called before reset()")
-        acts = np.asarray(actions)
-        if acts.shape != (self.num_envs,):
-            raise ValueError(f"actions must have shape ({self.num_envs},), got {acts.shape}")
-        if not np.issubdtype(acts.dtype, np.integer):
-            raise ValueError(f"actions must be integers, got dtype {acts.dtype}")
-        self._acts[:] = acts
+        check_actions(actions, self.num_envs, self._masks.shape[1], self._acts)
         if self._policy is not None:
             self._policy_step()
         else:

@@ -319,6 +319,7 @@ def legal(s, p, mask):
 @njit(cache=True)
 def _end_hand_win(s, p, w):
     n = s.num_players
+    s.cover = -1  # a wild that won the hand (last stock card) is never covered: the hand is over
     pts = 25
     if p[P_STOCK_POINTS] != 0:
         for i in range(n):
@@ -451,6 +452,7 @@ def apply(s, p, action):
         draw_cards(s, p, seat, HAND)
     if s.turn_plays >= MAX_TURN_PLAYS:
         s.status = TRUNCATED  # a turn that never ends (see MAX_TURN_PLAYS)
+        s.cover = -1
 
 
 # --------------------------------------------------------------------------------------- state

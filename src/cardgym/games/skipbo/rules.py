@@ -157,13 +157,13 @@ class SkipBoRules(Rules):
     build_directions: str = "ascending"
     reward: str = "win"
 
-    def __post_init__(self):
+    def _validate(self):
         check_int("num_players", self.num_players, MIN_PLAYERS, MAX_PLAYERS)
         n = self.num_players
         if self.stock_size is None:
             object.__setattr__(self, "stock_size", default_stock_size(n))
         else:
-            if isinstance(self.stock_size, bool) or not isinstance(self.stock_size, (int, np.integer)):
+            if type(self.stock_size) is not int:
                 raise ValueError(f"option stock_size must be an integer or None, got {self.stock_size!r}")
             if self.stock_size < 1 or self.stock_size * n > DECK_SIZE:
                 raise ValueError(
@@ -171,7 +171,6 @@ class SkipBoRules(Rules):
                     f"{DECK_SIZE}-card deck; allowed: 1..{DECK_SIZE // n} (None = 30 with 2-4 players, "
                     f"20 with 5-6)"
                 )
-            object.__setattr__(self, "stock_size", int(self.stock_size))
         if isinstance(self.first_player, str):
             check_choice("first_player", self.first_player, ["random"])
         else:

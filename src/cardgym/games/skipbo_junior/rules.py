@@ -92,12 +92,12 @@ class JuniorRules(Rules):
     max_turns: int = 1000
     reward: str = "win"
 
-    def __post_init__(self):
+    def _validate(self):
         check_int("num_players", self.num_players, MIN_PLAYERS, MAX_PLAYERS)
         check_int("stock_size", self.stock_size, 1, DECK_SIZE // self.num_players)
         check_bool("must_play", self.must_play)
         check_bool("recycle_build_piles", self.recycle_build_piles)
-        check_int("stall_rounds", self.stall_rounds, 1)
+        check_int("stall_rounds", self.stall_rounds, 1, 1_000_000)
         if isinstance(self.first_player, str):
             check_choice("first_player", self.first_player, ["random"])
         else:

@@ -127,7 +127,7 @@ class SkyjoRules(Rules):
     stall_rounds: int | None = DEFAULT_STALL_ROUNDS
     reward: str = "win"
 
-    def __post_init__(self):
+    def _validate(self):
         check_int("num_players", self.num_players, MIN_PLAYERS, MAX_PLAYERS)
         check_choice("setup_reveal", self.setup_reveal, list(SETUP_CODES))
         check_int("end_score", self.end_score, 1, 1_000_000)
