@@ -11,6 +11,7 @@ import json
 import os
 import re
 import sys
+import textwrap
 
 import cardgym
 
@@ -100,11 +101,12 @@ def add_rule_options(parser, game, exclude=(), action=None):
         f"rule options of {game.title} (cardgym rules {game.name} explains them)",
         "values are numbers, true/false, none or text")
     helps = option_help(game.rules_cls)
+    types = {f.name: str(getattr(f.type, "__name__", f.type)) for f in dataclasses.fields(game.rules_cls)}
     for name, default in rule_defaults(game.rules_cls).items():
         if name in exclude:
             continue
         flags = [flag(name)] + (["--players"] if name == "num_players" else [])
-        metavar = "true|false" if isinstance(default, bool) else ("N" if isinstance(default, int) else "VALUE")
+        metavar = {"bool": "true|false", "int": "N"}.get(types[name], "VALUE")
         text = helps.get(name, "").replace("%", "%%")
         kwargs = dict(dest=name, default=argparse.SUPPRESS, metavar=metavar,
                       help=f"{text} (default: {_show(default)})")
@@ -123,7 +125,8 @@ def games_epilog(names=None) -> str:
         game = cardgym.get_game(name)
         opts = [flag(n) for n in rule_defaults(game.rules_cls)]
         lines.append(f"  {name}: bots {', '.join(game.bots)}")
-        lines.append(f"    options {', '.join(opts)}")
+        lines += textwrap.wrap("options " + ", ".join(opts), 96, initial_indent="    ",
+                               subsequent_indent="      ", break_on_hyphens=False)
     return "\n".join(lines)
 
 
