@@ -289,3 +289,35 @@ line_plot({str(tmp_path / 'c.png')!r}, {{"vs random": ([0, 1, 2], [0.2, 0.5, 0.9
     assert not ink[:30, :200].any()  # the top-left corner (where the y label used to overprint the title) is empty
     assert ink[:30, w // 2 - 100: w // 2 + 100].any()  # the title, centred
     assert ink[h // 3: 2 * h // 3, :30].any()  # the turned y label in the left margin
+
+
+def test_rules_in_a_terminal_go_through_the_pager():
+    """On a terminal, cardgym rules hands rich's rendering to $PAGER (here a sed that marks each line)."""
+    master, slave = pty.openpty()
+    env = {k: v for k, v in os.environ.items() if k != "MANPAGER"}
+    env.update(PAGER="sed 's/^/PAGED:/'", TERM="xterm", COLUMNS="100", LINES="40")
+    proc = subprocess.Popen([sys.executable, "-m", "cardgym.cli", "rules", "skipbo_junior"], stdin=slave,
+                            stdout=slave, stderr=slave, env=env, close_fds=True)
+    os.close(slave)
+    out = b""
+    try:
+        while True:
+            ready, _, _ = select.select([master], [], [], 60)
+            if not ready:
+                break
+            try:
+                chunk = os.read(master, 65536)
+            except OSError:
+                break
+            if not chunk:
+                break
+            out += chunk
+        proc.wait(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        os.close(master)
+    text = out.decode(errors="replace")
+    assert proc.returncode == 0, text[-2000:]
+    assert text.count("PAGED:") > 100 and "<!--" not in text and "|---" not in text
+    assert "\x1b[" in text  # styled for the terminal

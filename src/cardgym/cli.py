@@ -283,7 +283,7 @@ def cmd_bench(args, extra):
     script = Path(__file__).resolve().parents[2] / "benchmarks" / "throughput.py"
     if not script.exists():
         raise SystemExit("cardgym bench runs benchmarks/throughput.py from a source checkout")
-    sys.argv = [str(script)] + extra
+    sys.argv = ["cardgym bench"] + extra
     runpy.run_path(str(script), run_name="__main__")
 
 
@@ -336,7 +336,8 @@ def build_parser(argv=()) -> argparse.ArgumentParser:
     r.add_argument("--width", type=int, default=100, help="text width when not printing to a terminal")
     r.set_defaults(func=cmd_rules)
 
-    b = sub.add_parser("bench", help="benchmarks/throughput.py (from a source checkout)")
+    # every flag, --help included, goes to the script (cardgym bench --help shows its flags)
+    b = sub.add_parser("bench", help="benchmarks/throughput.py (from a source checkout)", add_help=False)
     b.set_defaults(func=cmd_bench)
 
     sub.add_parser("train", help="train an agent (cardgym train --help)", add_help=False)
