@@ -41,7 +41,7 @@ class SB3Policy:
 def main(argv=None) -> dict:
     p = argparse.ArgumentParser(description="MaskablePPO on a cardgym game against a bot",
                                 formatter_class=argparse.ArgumentDefaultsHelpFormatter)
-    p.add_argument("--game", default="skyjo", choices=["skyjo", "skipbo", "skipbo_junior"])
+    p.add_argument("--game", default="skyjo", choices=["skyjo", "skipbo", "skipbo_junior"], help="the game")
     p.add_argument("--opponent", default="greedy", help="a bot name (random, greedy, expert) or a model path")
     p.add_argument("--num-players", "--players", dest="players", type=int, default=2, help="players per game")
     p.add_argument("--steps", type=int, default=200_000, help="total env steps of the learner")

@@ -150,8 +150,8 @@ def test_train_flags_match_play_and_eval():
     cfg, _ = config_from_args(["skipbo", "--num-players", "4", "--teams", "true", "--stock-size", "5",
                                "--rule", "reward=score"])
     assert cfg.rules == {"num_players": 4, "teams": True, "stock_size": 5, "reward": "score"}
-    cfg, _ = config_from_args(["skyjo", "--players", "3"])
-    assert cfg.rules["num_players"] == 3
+    cfg, _ = config_from_args(["skyjo", "--players", "3", "--max-rounds", "none"])
+    assert cfg.rules["num_players"] == 3 and cfg.rules["max_rounds"] is None
 
 
 def test_eval_table_stays_aligned_with_long_names():

@@ -107,3 +107,23 @@ def test_documented_command_runs(where, cmd, capsys, monkeypatch, tmp_path):
         assert ('"pairs"' in out) if "--json" in argv else ("duplicate games per pair" in out), out
     else:
         assert len(out) > 1000
+
+
+@pytest.mark.parametrize("script", ["quickstart.py", "sb3_maskable_ppo.py"])
+def test_example_help_explains_every_flag(script):
+    """Every flag of the training examples has a help text and shows its default."""
+    import subprocess
+    import sys
+
+    proc = subprocess.run([sys.executable, str(ROOT / "examples" / script), "--help"], capture_output=True,
+                          text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    text = proc.stdout.split("options:", 1)[1]
+    entries = re.split(r"\n  (?=-)", text)[1:]  # one entry per option
+    assert len(entries) >= 8
+    for entry in entries:
+        words = " ".join(entry.split())
+        flags = words.split()[0]
+        assert len(words.split()) > 2, f"{script}: {flags} has no help"
+        if not flags.startswith("-h"):
+            assert "default" in words, f"{script}: {flags} shows no default"

@@ -684,7 +684,7 @@ def _value(s: str):
             return cast(s)
         except ValueError:
             pass
-    return {"true": True, "false": False}.get(s.lower(), s)
+    return {"true": True, "false": False, "none": None}.get(s.lower(), s)
 
 
 class _RuleFlag(argparse.Action):
