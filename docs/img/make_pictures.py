@@ -36,7 +36,8 @@ def main():
         play_until(env, turn, seat)
         if mod is skyjo_v0 and env.action_mask()[24]:
             env.step(24)  # the seat to act draws: the picture shows the held card
-        render.image(mod.GAME, env.record, env.rules, viewer=viewer).save(HERE / name)
+        img = render.image(mod.GAME, env.record, env.rules, viewer=viewer)
+        img.quantize(256).save(HERE / name, optimize=True)  # a palette PNG, as small as the old ones
         print(f"wrote {HERE / name}")
 
 
