@@ -246,10 +246,10 @@ def cmd_rules(args, extra):
     game = _game(args.game)
     if extra:
         raise SystemExit(f"cardgym rules: unexpected argument {extra[0]!r}")
-    text = _clean_markdown(rules_markdown(game))
     if args.raw:
-        sys.stdout.write(text)
+        sys.stdout.write(rules_markdown(game))
         return
+    text = _clean_markdown(rules_markdown(game))
     if not sys.stdout.isatty() or args.no_pager:
         sys.stdout.write(render_markdown(text, width=args.width))
         return
