@@ -132,7 +132,8 @@ def peer_envs():
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0],
+                                 formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     ap.add_argument("--seconds", type=float, default=6.0, help="measuring time per row (split into rounds)")
     ap.add_argument("--rounds", type=int, default=4, help="interleaved rounds; the best round counts")
     ap.add_argument("--num-envs", type=int, default=4096)

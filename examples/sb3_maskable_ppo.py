@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 import time
 import warnings
 from pathlib import Path
@@ -38,21 +39,26 @@ class SB3Policy:
 
 
 def main(argv=None) -> dict:
-    p = argparse.ArgumentParser(description="MaskablePPO on a cardgym game against a bot")
-    p.add_argument("--game", default="skyjo")
-    p.add_argument("--opponent", default="greedy", help="a bot name or a model path")
-    p.add_argument("--players", type=int, default=2)
-    p.add_argument("--steps", type=int, default=200_000)
-    p.add_argument("--vec", choices=["compiled", "dummy"], default="compiled")
-    p.add_argument("--envs", type=int, default=64)
-    p.add_argument("--n-steps", type=int, default=128)
-    p.add_argument("--batch-size", type=int, default=2048)
-    p.add_argument("--eval-freq", type=int, default=20_000, help="in total env steps")
-    p.add_argument("--eval-episodes", type=int, default=20)
-    p.add_argument("--final-games", type=int, default=400, help="duplicate games against every bot")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--rule", action="append", default=[], metavar="KEY=VALUE", help="a rule option (repeatable)")
-    p.add_argument("--out", default="runs/sb3")
+    p = argparse.ArgumentParser(description="MaskablePPO on a cardgym game against a bot",
+                                formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    p.add_argument("--game", default="skyjo", choices=["skyjo", "skipbo", "skipbo_junior"], help="the game")
+    p.add_argument("--opponent", default="greedy", help="a bot name (random, greedy, expert) or a model path")
+    p.add_argument("--num-players", "--players", dest="players", type=int, default=2, help="players per game")
+    p.add_argument("--steps", type=int, default=200_000, help="total env steps of the learner")
+    p.add_argument("--vec", choices=["compiled", "dummy"], default="compiled",
+                   help="compiled: cardgym.sb3.make_vec_env (one compiled batch); dummy: SB3 DummyVecEnv")
+    p.add_argument("--envs", type=int, default=64, help="parallel games")
+    p.add_argument("--n-steps", type=int, default=128, help="PPO rollout length per env")
+    p.add_argument("--batch-size", type=int, default=2048, help="PPO minibatch size")
+    p.add_argument("--eval-freq", type=int, default=20_000, help="env steps (all envs) between evaluations")
+    p.add_argument("--eval-episodes", type=int, default=20, help="episodes per evaluation")
+    p.add_argument("--final-games", type=int, default=400, help="duplicate games against every bot at the end")
+    p.add_argument("--seed", type=int, default=0, help="seed of the run")
+    p.add_argument("--rule", action="append", default=[], metavar="KEY=VALUE",
+                   help="a rule option of the game, e.g. stock_size=10 (repeatable)")
+    p.add_argument("--out", default="runs/sb3", help="output folder")
+    p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
+                   help="SB3's progress bar (default: when stderr is a terminal)")
     a = p.parse_args(argv)
 
     import gymnasium as gym
@@ -89,14 +95,17 @@ def main(argv=None) -> dict:
     eval_env.seed(a.seed + 12345)
     callback = MaskableEvalCallback(eval_env, n_eval_episodes=a.eval_episodes,
                                     eval_freq=max(1, a.eval_freq // a.envs), log_path=str(out / "eval"),
-                                    best_model_save_path=None, deterministic=True, verbose=0)
+                                    best_model_save_path=None, deterministic=True, verbose=1)
     model = MaskablePPO("MlpPolicy", venv, n_steps=a.n_steps, batch_size=min(a.batch_size, a.n_steps * a.envs),
                         n_epochs=4, learning_rate=3e-4, gamma=0.997, ent_coef=0.01, seed=a.seed, verbose=0,
                         policy_kwargs={"net_arch": [256, 256]}, device="cpu")
+    progress = sys.stderr.isatty() if a.progress is None else a.progress
+    print(f"MaskablePPO on {a.game} against {a.opponent}: {a.steps:,} steps on {a.envs} envs ({a.vec}); "
+          f"an evaluation line every {a.eval_freq:,} steps", flush=True)
     t0 = time.perf_counter()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        model.learn(a.steps, callback=callback)
+        model.learn(a.steps, callback=callback, progress_bar=progress)
     wall = time.perf_counter() - t0
     model.save(out / "model.zip")
     policy = SB3Policy(MaskablePPO.load(out / "model.zip", device="cpu"))

@@ -103,3 +103,221 @@ def test_play_to_the_end_through_a_terminal(argv):
     assert "Type the number of a move" in out  # the help text
     assert "Game over." in out and "result:" in out, out[-2000:]
     assert prompts >= 4
+
+
+# ------------------------------------------------------------------ flags, help, rules pages, extras
+HELPS = [["--help"], ["play", "--help"], ["eval", "--help"], ["rules", "--help"], ["train", "--help"]]
+HELPS += [[cmd, name, "--help"] for cmd in ("play", "eval") for name in sorted(cardgym.GAMES)]
+
+
+@pytest.mark.parametrize("argv", HELPS, ids=[" ".join(a) for a in HELPS])
+def test_help_lists_defaults_bots_and_options_without_markup(argv, capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(argv)
+    assert exc.value.code == 0
+    out = capsys.readouterr().out
+    assert "``" not in out and "][" not in out  # docstring markup is rendered as plain text
+    if argv[0] != "--help":
+        assert "(default:" in out
+    if len(argv) == 3:  # a game's own help: its bots and every rule option with its default
+        game = cardgym.get_game(argv[1])
+        assert all(b in out for b in game.bots)
+        flat = " ".join(out.split())
+        for opt in game.rules_cls.option_names():
+            assert "--" + opt.replace("_", "-") in out, opt
+        assert "--num-players N, --players N" in flat
+    elif argv[0] in ("play", "eval"):  # no game: each game's bots and options in the epilog
+        for name in cardgym.GAMES:
+            assert f"  {name}: bots " in out
+
+
+def test_num_players_has_one_spelling_and_an_alias(capsys):
+    runs = []
+    for spelling in ("--num-players", "--players"):
+        main(["eval", "skyjo", "--bots", "greedy,random", "--games", "6", spelling, "3", "--json"])
+        res = json.loads(capsys.readouterr().out)
+        for p in res["pairs"]:
+            p.pop("seconds"), p.pop("games_per_second")
+        runs.append(res)
+    assert runs[0] == runs[1] and runs[0]["pairs"][0]["games"] == 6
+    with pytest.raises(SystemExit, match="--num-players"):  # the error lists the canonical spelling
+        main(["eval", "skyjo", "--bots", "greedy,random", "--stock-size", "3"])
+
+
+def test_train_flags_match_play_and_eval():
+    from cardgym.train.ppo import config_from_args
+
+    cfg, _ = config_from_args(["skipbo", "--num-players", "4", "--teams", "true", "--stock-size", "5",
+                               "--rule", "reward=score"])
+    assert cfg.rules == {"num_players": 4, "teams": True, "stock_size": 5, "reward": "score"}
+    cfg, _ = config_from_args(["skyjo", "--players", "3", "--max-rounds", "none"])
+    assert cfg.rules["num_players"] == 3 and cfg.rules["max_rounds"] is None
+
+
+def test_eval_table_stays_aligned_with_long_names():
+    from cardgym.cli import _table
+
+    rows = [["runs/a/very/long/path/to/model.pt", "greedy", 2000, "55.0%"], ["random", "expert", 20, "1.0%"]]
+    lines = _table(rows, ["a", "b", "games", "a win rate"], right=(2, 3)).splitlines()
+    starts = {line.index(token) for line, token in zip(lines, ["b", "greedy", "expert"])}
+    assert len(starts) == 1  # column b starts at the same offset on every line
+    assert len({len(line) for line in lines}) == 1  # right-aligned last column ends together
+
+
+def test_rules_are_rendered_not_raw_markdown(capsys):
+    main(["rules", "skipbo"])
+    out = capsys.readouterr().out
+    assert "<!--" not in out and "|---" not in out and "``" not in out and "](" not in out
+    assert "Skip-Bo" in out and len(out.splitlines()) > 100
+    main(["rules", "skipbo", "--raw"])
+    assert "|---" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("name", sorted(cardgym.GAMES))
+def test_package_rules_page_equals_the_docs_page(name):
+    from pathlib import Path
+
+    from cardgym.core.docs import package_page
+
+    docs = Path(__file__).resolve().parents[1] / "docs" / f"{name}.md"
+    assert package_page(name).read_text() == docs.read_text(), (
+        f"src/cardgym/pages/{name}.md differs from docs/{name}.md: run python -m cardgym.core.docs docs")
+
+
+def test_wheel_ships_the_rules_pages(tmp_path):
+    """A wheel built from the sources holds cardgym/pages/GAME.md (what cardgym rules reads)."""
+    import shutil
+    import zipfile
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    src = tmp_path / "src"
+    shutil.copytree(root / "src", src, ignore=shutil.ignore_patterns("__pycache__", "*.egg-info", "*.nbi", "*.nbc"))
+    for name in ("pyproject.toml", "README.md", "LICENSE"):
+        shutil.copy(root / name, tmp_path / name)
+    proc = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
+                           "-w", str(tmp_path / "dist"), str(tmp_path)], capture_output=True, text=True,
+                          timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    (wheel,) = (tmp_path / "dist").glob("cardgym-*.whl")
+    names = set(zipfile.ZipFile(wheel).namelist())
+    for game in cardgym.GAMES:
+        assert f"cardgym/pages/{game}.md" in names
+
+
+def _without(module: str, code: str):
+    """Run ``code`` in a fresh interpreter where ``import module`` fails (as if it were not installed)."""
+    prog = f"import sys\nsys.modules[{module!r}] = None\n{code}"
+    return subprocess.run([sys.executable, "-c", prog], capture_output=True, text=True, timeout=300)
+
+
+def test_train_without_torch_names_the_extra():
+    proc = _without("torch", "from cardgym.cli import main\nmain(['train', 'skyjo', '--steps', '1000'])")
+    assert proc.returncode == 1
+    assert proc.stderr.strip() == "cardgym train needs torch: pip install 'cardgym[train]'", proc.stderr
+
+
+def test_eval_of_a_model_without_torch_names_the_extra(tmp_path):
+    model = tmp_path / "model.pt"
+    model.write_bytes(b"not read")
+    proc = _without("torch", f"from cardgym.cli import main\nmain(['eval', 'skyjo', '--bots', {str(model)!r} + ',greedy'])")
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr
+    assert "pip install 'cardgym[train]'" in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
+
+
+def test_render_image_without_pillow_names_the_extra():
+    proc = _without("PIL", """
+from cardgym import render, skyjo_v0
+e = skyjo_v0.raw_env(); e.reset(seed=0)
+try:
+    render.image(skyjo_v0.GAME, e.record, e.rules)
+except ImportError as exc:
+    print(exc)
+""")
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.stdout.strip() == "cardgym.render.image needs Pillow: pip install 'cardgym[render]'"
+
+
+# ------------------------------------------------------------------ play: what the human sees
+def test_play_skyjo_shows_the_drawn_card_and_says_what_a_move_does():
+    import io
+
+    from cardgym.play import play_terminal
+
+    # two setup reveals, then draw from the draw pile, then quit
+    inp, out = io.StringIO("1\n1\n1\nq\n"), io.StringIO()
+    play_terminal(cardgym.get_game("skyjo"), vs="random", seed=4, inp=inp, out=out)
+    text = out.getvalue()
+    setup, _, turn = text.partition("draw from the draw pile\n")
+    assert "reveal position 0 (row 0, col 0)\n" in setup and "drawn" not in setup  # no draw at setup
+    assert "face-up sum 0, 12 face down" in setup  # labels say what they count
+    assert " - holds " in turn and "held:[" in turn  # the table is shown again with the drawn card
+    assert "discard the drawn " in turn and "replace position 0 (row 0, col 0), the " in turn
+
+
+def test_skyjo_describe_action_in_context():
+    from cardgym import skyjo_v0
+    from cardgym.games.skyjo.rules import A_DRAW, A_REPLACE, A_TAKE
+
+    describe = skyjo_v0.GAME.extras["describe_action"]
+    e = skyjo_v0.raw_env(setup_reveal="random")
+    e.reset(seed=3)
+    top = int(e.record["discard"][int(e.record["discard_len"]) - 1])
+    assert describe(e.record, A_TAKE) == f"take the {top} from the discard pile"
+    e.step(A_DRAW)
+    held = int(e.record["held"])
+    assert describe(e.record, 5).startswith(f"discard the drawn {held} and reveal position 5")
+    assert describe(e.record, A_REPLACE + 5).endswith(f"with the drawn {held}")
+
+
+def test_plot_fallback_layout_without_matplotlib(tmp_path):
+    """Pillow's learning curve: title centred on top, the y label turned in the left margin (not over
+    the title), legend inside the plot."""
+    proc = _without("matplotlib", f"""
+from cardgym.train.plot import line_plot
+line_plot({str(tmp_path / 'c.png')!r}, {{"vs random": ([0, 1, 2], [0.2, 0.5, 0.9]), "vs greedy": ([0, 1, 2], [0.1, 0.2, 0.4])}},
+          title="skyjo: duplicate win rate of the argmax policy", xlabel="PPO learner steps", ylabel="win rate",
+          ylim=(0, 1), hline=0.5)
+""")
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    import numpy as np
+    from PIL import Image
+
+    img = np.asarray(Image.open(tmp_path / "c.png").convert("L"))
+    h, w = img.shape
+    ink = img < 128
+    assert not ink[:30, :200].any()  # the top-left corner (where the y label used to overprint the title) is empty
+    assert ink[:30, w // 2 - 100: w // 2 + 100].any()  # the title, centred
+    assert ink[h // 3: 2 * h // 3, :30].any()  # the turned y label in the left margin
+
+
+def test_rules_in_a_terminal_go_through_the_pager():
+    """On a terminal, cardgym rules hands rich's rendering to $PAGER (here a sed that marks each line)."""
+    master, slave = pty.openpty()
+    env = {k: v for k, v in os.environ.items() if k != "MANPAGER"}
+    env.update(PAGER="sed 's/^/PAGED:/'", TERM="xterm", COLUMNS="100", LINES="40")
+    proc = subprocess.Popen([sys.executable, "-m", "cardgym.cli", "rules", "skipbo_junior"], stdin=slave,
+                            stdout=slave, stderr=slave, env=env, close_fds=True)
+    os.close(slave)
+    out = b""
+    try:
+        while True:
+            ready, _, _ = select.select([master], [], [], 60)
+            if not ready:
+                break
+            try:
+                chunk = os.read(master, 65536)
+            except OSError:
+                break
+            if not chunk:
+                break
+            out += chunk
+        proc.wait(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        os.close(master)
+    text = out.decode(errors="replace")
+    assert proc.returncode == 0, text[-2000:]
+    assert text.count("PAGED:") > 100 and "<!--" not in text and "|---" not in text
+    assert "\x1b[" in text  # styled for the terminal

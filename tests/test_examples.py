@@ -22,12 +22,13 @@ def _run(script, *args, cwd):
 def test_quickstart_trains_and_reports(tmp_path):
     pytest.importorskip("torch")
     out = _run("quickstart.py", "--steps", 1024, "--pretrain-steps", 2000, "--pretrain-epochs", 1, "--games", 8,
-               "--envs", 16, "--out", tmp_path / "q", cwd=tmp_path)
+               "--curve-games", 4, "--envs", 16, "--out", tmp_path / "q", cwd=tmp_path)
     for bot in ("random", "greedy"):
         assert f"vs {bot}" in out and "duplicate games" in out
     res = json.loads((tmp_path / "q" / "results.json").read_text())
     assert res["steps"] == 1024 and len(res["pretrain"]) == 1 and res["config"]["imitate"] == "expert"
     assert (tmp_path / "q" / "model.pt").is_file()
+    assert res["eval_history"] and (tmp_path / "q" / "curve.png").is_file()  # docs/training.md lists it
 
 
 def test_tour(tmp_path):

@@ -1,49 +1,137 @@
 """The ``cardgym`` command: play against bots in the terminal, evaluate bots, read the rules,
-measure speed, train agents.
-
-    cardgym eval GAME --bots A,B[,C...] [--players N] [--games N] [--seed S] [--json] [RULE OPTIONS]
-    cardgym play GAME [--vs BOT] [--players N] [--seat N] [--seed S] [RULE OPTIONS]
-    cardgym rules GAME
-    cardgym bench [--seconds S]
-    cardgym train GAME [...]          (see ``cardgym train --help``)
-
-Rule options are given as ``--option value`` with the names of the game's rules (for example
-``cardgym play skipbo --teams true --num-players 4``); values are parsed as Python literals
-(numbers, true/false, none) or taken as text.
-"""
+measure speed, train agents. ``cardgym COMMAND --help`` lists every flag with its default;
+``cardgym play GAME --help`` adds the bots and rule options of that game."""
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import inspect
 import json
+import os
+import re
 import sys
+import textwrap
 
 import cardgym
 
-USAGE = __doc__
+USAGE = """commands:
+  cardgym play GAME [--vs BOT] [--num-players N] [--seat N] [--seed S] [RULE OPTIONS]
+  cardgym eval GAME --bots A,B[,C...] [--num-players N] [--games N] [--seed S] [--json] [RULE OPTIONS]
+  cardgym rules GAME
+  cardgym bench [--seconds S]
+  cardgym train GAME [OPTIONS]
+
+Rule options are the game's Rules fields written --like-this with a value: numbers, true/false, none
+or text (--players is another name of --num-players). cardgym play GAME --help lists them.
+
+examples:
+  cardgym play skyjo --vs expert
+  cardgym play skipbo --teams true --num-players 4
+  cardgym eval skyjo --bots random,greedy,expert --games 2000 --num-players 3
+  cardgym rules skipbo_junior
+  cardgym train skyjo --steps 1e6 --out runs/skyjo
+"""
 
 
-def parse_rule_options(game, extra: list) -> dict:
-    """``["--stock-size", "10", "--teams", "true"]`` -> ``{"stock_size": 10, "teams": True}``."""
-    names = game.rules_cls.option_names()
+class HelpFormatter(argparse.RawDescriptionHelpFormatter):
+    """Keeps descriptions and epilogs as written and adds ``(default: X)`` to every option whose help
+    does not already say what its default is."""
+
+    def _get_help_string(self, action):
+        text = action.help or ""
+        if "default" in text or action.default in (argparse.SUPPRESS, None) or not action.option_strings:
+            return text
+        if action.nargs == 0 and action.default is False:  # a plain switch
+            return text
+        return f"{text} (default: %(default)s)"
+
+
+def plain(text: str) -> str:
+    """Docstring markup as plain text: ``[`x`][ref]`` -> ``x``, double or single backticks removed."""
+    text = re.sub(r"\[`?([^\]`]+)`?\]\[[^\]]*\]", r"\1", text)
+    return re.sub(r"`+([^`]*)`+", r"\1", text)
+
+
+def option_help(rules_cls) -> dict:
+    """``{option: description}`` from the ``- ``name``: text`` list of a Rules class docstring."""
+    out: dict = {}
+    cur = None
+    for line in (inspect.getdoc(rules_cls) or "").splitlines():
+        m = re.match(r"\s*- ``(\w+)``:\s*(.*)", line)
+        if m:
+            cur = m.group(1)
+            out[cur] = m.group(2)
+        elif cur and line.startswith("  ") and line.strip():
+            out[cur] += " " + line.strip()
+        else:
+            cur = None
+    return {k: plain(v) for k, v in out.items()}
+
+
+def rule_defaults(rules_cls) -> dict:
+    """``{option: default}`` of a Rules dataclass (its fields, in order)."""
     out = {}
-    i = 0
-    while i < len(extra):
-        key = extra[i]
-        if not key.startswith("--"):
-            raise SystemExit(f"cardgym: unexpected argument {key!r}; rule options look like --stock-size 10")
-        name = key[2:].replace("-", "_")
-        if name not in names:
-            raise SystemExit(f"cardgym: unknown option {key} for {game.name}; options: "
-                             + ", ".join("--" + n.replace("_", "-") for n in names))
-        if i + 1 >= len(extra):
-            raise SystemExit(f"cardgym: option {key} needs a value")
-        out[name] = _literal(extra[i + 1])
-        i += 2
+    for f in dataclasses.fields(rules_cls):
+        if f.default is not dataclasses.MISSING:
+            out[f.name] = f.default
+        elif f.default_factory is not dataclasses.MISSING:  # pragma: no cover - no game uses one
+            out[f.name] = f.default_factory()
+        else:  # pragma: no cover
+            out[f.name] = None
     return out
 
 
-def _literal(text: str):
+def flag(name: str) -> str:
+    return "--" + name.replace("_", "-")
+
+
+def _show(value) -> str:
+    if value is None:
+        return "none"
+    if isinstance(value, bool):
+        return str(value).lower()
+    return str(value)
+
+
+def add_rule_options(parser, game, exclude=(), action=None):
+    """One ``--option VALUE`` per rule option of ``game`` (``--num-players`` also as ``--players``), with
+    its description and default; given values land in ``args.<option>`` (absent when not given)."""
+    group = parser.add_argument_group(
+        f"rule options of {game.title} (cardgym rules {game.name} explains them)",
+        "values are numbers, true/false, none or text")
+    helps = option_help(game.rules_cls)
+    types = {f.name: str(getattr(f.type, "__name__", f.type)) for f in dataclasses.fields(game.rules_cls)}
+    for name, default in rule_defaults(game.rules_cls).items():
+        if name in exclude:
+            continue
+        flags = [flag(name)] + (["--players"] if name == "num_players" else [])
+        metavar = {"bool": "true|false", "int": "N"}.get(types[name], "VALUE")
+        text = helps.get(name, "").replace("%", "%%")
+        kwargs = dict(dest=name, default=argparse.SUPPRESS, metavar=metavar,
+                      help=f"{text} (default: {_show(default)})")
+        if action is None:
+            kwargs["type"] = literal
+        else:
+            kwargs["action"] = action
+        group.add_argument(*flags, **kwargs)
+    return group
+
+
+def games_epilog(names=None) -> str:
+    """Each game's bots and rule options (for the help of a command given no game)."""
+    lines = ["games, their bots and rule options (cardgym COMMAND GAME --help describes each option):"]
+    for name in names or sorted(cardgym.GAMES):
+        game = cardgym.get_game(name)
+        opts = [flag(n) for n in rule_defaults(game.rules_cls)]
+        lines.append(f"  {name}: bots {', '.join(game.bots)}")
+        lines += textwrap.wrap("options " + ", ".join(opts), 96, initial_indent="    ",
+                               subsequent_indent="      ", break_on_hyphens=False)
+    return "\n".join(lines)
+
+
+def literal(text: str):
+    """A rule option's value from the command line: true/false/yes/no/on/off, none, int, float or text."""
     low = text.lower()
     if low in ("true", "yes", "on"):
         return True
@@ -68,58 +156,124 @@ def _game(name):
         raise SystemExit(f"cardgym: {exc}") from None
 
 
+def _options(args, game, extra) -> dict:
+    """The rule options given on the command line (a clear error for anything unknown)."""
+    if extra:
+        key = extra[0]
+        allowed = ", ".join(flag(n) for n in rule_defaults(game.rules_cls))
+        if not key.startswith("-"):
+            raise SystemExit(f"cardgym: unexpected argument {key!r}; rule options look like --stock-size 10")
+        raise SystemExit(f"cardgym: unknown option {key} for {game.name}; options: {allowed}")
+    return {k: getattr(args, k) for k in rule_defaults(game.rules_cls) if hasattr(args, k)}
+
+
+def _table(rows: list, header: list, right=()) -> str:
+    """Rows of strings as a text table, each column as wide as its widest cell."""
+    widths = [max(len(str(x)) for x in col) for col in zip(header, *rows)]
+    out = []
+    for row in [header] + rows:
+        out.append("  ".join(str(x).rjust(w) if k in right else str(x).ljust(w)
+                             for k, (x, w) in enumerate(zip(row, widths))).rstrip())
+    return "\n".join(out)
+
+
 def cmd_eval(args, extra):
     from . import eval as ev
 
     game = _game(args.game)
-    options = parse_rule_options(game, extra)
+    options = _options(args, game, extra)
+    num_players = options.pop("num_players", 2)
     bots = [b for b in args.bots.split(",") if b]
     try:
-        result = ev.tournament(game, bots, num_players=args.players, games=args.games, seed=args.seed,
+        result = ev.tournament(game, bots, num_players=num_players, games=args.games, seed=args.seed,
                                progress=not args.json and sys.stderr.isatty(), **options)
-    except ValueError as exc:
+    except (ValueError, TypeError) as exc:
         raise SystemExit(f"cardgym: {exc}") from None
+    except ImportError as exc:  # a model file without torch installed
+        raise SystemExit(f"cardgym eval: {exc}") from None
     if args.json:
         print(json.dumps(result, indent=2))
         return
-    print(f"{game.title}, {args.players} players, {args.games} duplicate games per pair, seed {args.seed}")
-    print(f"{'a':>12} {'b':>12} {'games':>7} {'a win rate':>11} {'95% CI':>17} {'draws':>7} {'games/s':>9}")
+    print(f"{game.title}, {num_players} players, {args.games} duplicate games per pair, seed {args.seed}")
+    rows = []
     for r in result["pairs"]:
         lo, hi = r["ci95"]
-        print(f"{r['a']:>12} {r['b']:>12} {r['games']:>7} {r['a_win_rate']:>11.1%} "
-              f"{f'[{lo:.1%}, {hi:.1%}]':>17} {r['draws']:>7} {r['games_per_second']:>9,.0f}")
+        rows.append([r["a"], r["b"], r["games"], f"{r['a_win_rate']:.1%}", f"[{lo:.1%}, {hi:.1%}]", r["draws"],
+                     f"{r['games_per_second']:,.0f}"])
+    print(_table(rows, ["a", "b", "games", "a win rate", "95% CI", "draws", "games/s"], right=(2, 3, 4, 5, 6)))
     if result["ratings"] is None:
-        print(f"(a plays one seat against {args.players - 1} seats of b: parity is {1 / args.players:.0%}; "
+        print(f"(a plays one seat against {num_players - 1} seats of b: parity is {1 / num_players:.0%}; "
               "ratings are fit for 2-player matches only)")
         return
     print("ratings (Elo scale, Bradley-Terry):",
           ", ".join(f"{k} {v:+.0f}" for k, v in sorted(result["ratings"].items(), key=lambda kv: -kv[1])))
 
 
-def rules_text(game) -> str:
-    """The game's documentation page (rules as implemented, options, spaces) from a source checkout, or
-    the options summary of its ``Rules`` class in an installed package without the docs folder."""
-    from pathlib import Path
+# ------------------------------------------------------------------ rules pages
+def rules_markdown(game) -> str:
+    """The game's documentation page (rules as implemented, options, spaces) as Markdown. The pages ship
+    inside the package (``cardgym/pages/GAME.md``, copies of ``docs/GAME.md`` kept equal by
+    ``python -m cardgym.core.docs`` and a test), so this works from a wheel."""
+    from importlib import resources
 
-    page = Path(__file__).resolve().parents[2] / "docs" / f"{game.name}.md"
-    if page.is_file():
-        return page.read_text()
-    return f"{game.title}: rule options\n{game.rules_cls.__doc__}"
+    return resources.files("cardgym").joinpath("pages", f"{game.name}.md").read_text(encoding="utf-8")
+
+
+def _clean_markdown(text: str) -> str:
+    return re.sub(r"<!--.*?-->\n?", "", text, flags=re.S)
+
+
+def render_markdown(text: str, width: int | None = None, color: bool = False) -> str:
+    """Markdown as terminal text (rich): tables drawn, links as their text, HTML comments dropped."""
+    import io
+
+    from rich.console import Console
+    from rich.markdown import Markdown
+
+    buf = io.StringIO()
+    console = Console(file=buf, width=width or 100, force_terminal=color, no_color=not color,
+                      color_system="standard" if color else None, highlight=False)
+    console.print(Markdown(_clean_markdown(text), hyperlinks=False))
+    return "\n".join(line.rstrip() for line in buf.getvalue().splitlines()) + "\n"
+
+
+def rules_text(game, width: int | None = None, color: bool = False) -> str:
+    """The rules page of ``game`` rendered for a terminal."""
+    return render_markdown(rules_markdown(game), width=width, color=color)
 
 
 def cmd_rules(args, extra):
-    print(rules_text(_game(args.game)))
+    game = _game(args.game)
+    if extra:
+        raise SystemExit(f"cardgym rules: unexpected argument {extra[0]!r}")
+    if args.raw:
+        sys.stdout.write(rules_markdown(game))
+        return
+    text = _clean_markdown(rules_markdown(game))
+    if not sys.stdout.isatty() or args.no_pager:
+        sys.stdout.write(render_markdown(text, width=args.width))
+        return
+    from rich.console import Console
+    from rich.markdown import Markdown
+
+    os.environ.setdefault("LESS", "-RFX")  # colours through less; quit at once when it fits
+    console = Console()
+    with console.pager(styles=True):
+        console.print(Markdown(text, hyperlinks=False))
 
 
 def cmd_play(args, extra):
     from .play import play_terminal
 
     game = _game(args.game)
-    options = parse_rule_options(game, extra)
+    options = _options(args, game, extra)
+    num_players = options.pop("num_players", 2)
     try:
-        play_terminal(game, vs=args.vs, num_players=args.players, seat=args.seat, seed=args.seed, **options)
-    except ValueError as exc:
+        play_terminal(game, vs=args.vs, num_players=num_players, seat=args.seat, seed=args.seed, **options)
+    except (ValueError, TypeError) as exc:
         raise SystemExit(f"cardgym: {exc}") from None
+    except ImportError as exc:  # a model file without torch installed
+        raise SystemExit(f"cardgym play: {exc}") from None
 
 
 def cmd_bench(args, extra):
@@ -129,8 +283,65 @@ def cmd_bench(args, extra):
     script = Path(__file__).resolve().parents[2] / "benchmarks" / "throughput.py"
     if not script.exists():
         raise SystemExit("cardgym bench runs benchmarks/throughput.py from a source checkout")
-    sys.argv = [str(script)] + extra
+    sys.argv = ["cardgym bench"] + extra
     runpy.run_path(str(script), run_name="__main__")
+
+
+def _game_in(argv) -> str | None:
+    """The GAME argument of ``cardgym COMMAND GAME ...`` if there is one (to add its rule options)."""
+    for tok in argv[1:]:
+        if tok in cardgym.GAMES:
+            return tok
+    return None
+
+
+def build_parser(argv=()) -> argparse.ArgumentParser:
+    """The parser of every command but ``train``; with a game in ``argv``, its rule options are flags."""
+    ap = argparse.ArgumentParser(prog="cardgym", description="cardgym: card-game RL environments",
+                                 formatter_class=HelpFormatter, epilog=USAGE)
+    sub = ap.add_subparsers(dest="command", required=True, metavar="{play,eval,rules,bench,train}")
+    games = sorted(cardgym.GAMES)
+    name = _game_in(argv)
+    game = cardgym.get_game(name) if name else None
+    bots = f" ({', '.join(game.bots)})" if game else ""
+    epilog = None if game else games_epilog()
+
+    def command(cmd, **kw):
+        return sub.add_parser(cmd, formatter_class=HelpFormatter, allow_abbrev=False, epilog=epilog, **kw)
+
+    p = command("play", help="play against bots in the terminal", description=(
+        "Play one game against bots in the terminal: type the number of a move (h for help, q to quit)."))
+    p.add_argument("game", choices=games)
+    p.add_argument("--vs", default="greedy", metavar="BOT", help=f"bot{bots} or model file for every other seat")
+    p.add_argument("--seat", type=int, default=0, help="your seat (0 plays first)")
+    p.add_argument("--seed", type=int, default=None, help="seed of the deal (default: a fresh random deal)")
+    p.set_defaults(func=cmd_play)
+
+    e = command("eval", help="duplicate matches and ratings of bots or saved policies", description=(
+        "Duplicate matches: every deal is played once per seat rotation; 95% Wilson intervals.".replace("%", "%%")))
+    e.add_argument("game", choices=games)
+    e.add_argument("--bots", required=True, metavar="A,B[,C...]", help=f"comma-separated bots{bots} or model files")
+    e.add_argument("--games", type=int, default=2000, help="games per pair (rounded up to whole rotations)")
+    e.add_argument("--seed", type=int, default=0, help="seed of the first deal")
+    e.add_argument("--json", action="store_true", help="print the results as JSON")
+    e.set_defaults(func=cmd_eval)
+    if game:
+        add_rule_options(p, game)
+        add_rule_options(e, game)
+
+    r = command("rules", help="the rules as implemented (a pager in a terminal)")
+    r.add_argument("game", choices=games)
+    r.add_argument("--raw", action="store_true", help="print the Markdown source")
+    r.add_argument("--no-pager", action="store_true", help="print without a pager")
+    r.add_argument("--width", type=int, default=100, help="text width when not printing to a terminal")
+    r.set_defaults(func=cmd_rules)
+
+    # every flag, --help included, goes to the script (cardgym bench --help shows its flags)
+    b = sub.add_parser("bench", help="benchmarks/throughput.py (from a source checkout)", add_help=False)
+    b.set_defaults(func=cmd_bench)
+
+    sub.add_parser("train", help="train an agent (cardgym train --help)", add_help=False)
+    return ap
 
 
 def main(argv=None):
@@ -139,38 +350,7 @@ def main(argv=None):
         from .train import main as train_main
 
         return train_main(argv[1:])
-    ap = argparse.ArgumentParser(prog="cardgym", description="cardgym: card-game RL environments",
-                                 formatter_class=argparse.RawDescriptionHelpFormatter, epilog=USAGE)
-    sub = ap.add_subparsers(dest="command", required=True)
-    games = sorted(cardgym.GAMES)
-
-    e = sub.add_parser("eval", help="duplicate matches and ratings of bots or saved policies")
-    e.add_argument("game", choices=games)
-    e.add_argument("--bots", required=True, help="comma-separated bot names or model paths")
-    e.add_argument("--players", type=int, default=2)
-    e.add_argument("--games", type=int, default=2000, help="games per pair (rounded up to whole rotations)")
-    e.add_argument("--seed", type=int, default=0)
-    e.add_argument("--json", action="store_true", help="print the results as JSON")
-    e.set_defaults(func=cmd_eval)
-
-    p = sub.add_parser("play", help="play against bots in the terminal")
-    p.add_argument("game", choices=games)
-    p.add_argument("--vs", default="greedy", help="bot name (or model path) for every other seat")
-    p.add_argument("--players", type=int, default=2)
-    p.add_argument("--seat", type=int, default=0, help="your seat (0 plays first)")
-    p.add_argument("--seed", type=int, default=None)
-    p.set_defaults(func=cmd_play)
-
-    r = sub.add_parser("rules", help="the rules as implemented")
-    r.add_argument("game", choices=games)
-    r.set_defaults(func=cmd_rules)
-
-    b = sub.add_parser("bench", help="benchmarks/throughput.py (from a source checkout)")
-    b.set_defaults(func=cmd_bench)
-
-    sub.add_parser("train", help="train an agent (cardgym train --help)")
-
-    args, extra = ap.parse_known_args(argv)
+    args, extra = build_parser(argv).parse_known_args(argv)
     return args.func(args, extra)
 
 

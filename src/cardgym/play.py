@@ -51,12 +51,20 @@ def play_terminal(game, vs="greedy", num_players=2, seat=0, seed=None, inp=None,
     me = env.possible_agents[seat]
     from . import render
 
+    # a game may describe an action in its state ("discard the drawn 7 and reveal position 3") where its
+    # action_to_str only knows the id
+    in_context = game.extras.get("describe_action")
+
+    def say(a):
+        return in_context(env.record, a) if in_context is not None else env.action_to_str(a)
+
     def show():
         out.write("\n" + render.ansi(game, env.record, env.rules, viewer=seat, color=out.isatty() and
                                       "NO_COLOR" not in os.environ) + "\n")
 
     out.write(paint(f"{game.title}: you are {me} against {vs}. Type h for help.\n", "1"))
     last_shown = None
+    steps = 0
     while env.agents:
         agent = env.agent_selection
         if env.terminations[agent] or env.truncations[agent]:
@@ -68,16 +76,17 @@ def play_terminal(game, vs="greedy", num_players=2, seat=0, seed=None, inp=None,
             else:
                 obs = env.observe(agent)
                 a = int(policy.act(obs["observation"][None], obs["action_mask"][None])[0])
-            out.write(paint(f"{agent}: {env.action_to_str(a)}\n", "36"))
+            out.write(paint(f"{agent}: {say(a)}\n", "36"))
             env.step(a)
+            steps += 1
             continue
-        if last_shown != env.record["turn"]:
+        if last_shown != steps:  # the table as it is now, before each of your decisions
             show()
-            last_shown = env.record["turn"]
+            last_shown = steps
         legal = np.flatnonzero(env.action_mask()).tolist()
         out.write(paint("Your moves:\n", "1"))
         for k, a in enumerate(legal, 1):
-            out.write(f"  {k:>3}. {env.action_to_str(a)}\n")
+            out.write(f"  {k:>3}. {say(a)}\n")
         while True:
             try:
                 text = _ask(paint("your move> ", "33"), inp, out)
@@ -91,9 +100,11 @@ def play_terminal(game, vs="greedy", num_players=2, seat=0, seed=None, inp=None,
                 show()
                 continue
             if text == "r":
+                import shutil
+
                 from .cli import rules_text
 
-                out.write(rules_text(game) + "\n")
+                out.write(rules_text(game, width=min(100, shutil.get_terminal_size().columns)) + "\n")
                 continue
             if text == "q":
                 out.write("you left the game\n")
@@ -102,8 +113,9 @@ def play_terminal(game, vs="greedy", num_players=2, seat=0, seed=None, inp=None,
                 break
             out.write(paint(f"'{text}' is not a move: type a number from 1 to {len(legal)}, or h for help\n", "31"))
         a = legal[int(text) - 1]
-        out.write(f"you: {env.action_to_str(a)}\n")
+        out.write(f"you: {say(a)}\n")
         env.step(a)
+        steps += 1
     show()
     result = env.result()
     winners = result.get("winners", [])

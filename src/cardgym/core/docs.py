@@ -51,8 +51,16 @@ def refresh(text: str, game: GameSpec) -> str:
     return text
 
 
+def package_page(name: str):
+    """Where the package keeps its copy of ``docs/NAME.md`` (what ``cardgym rules NAME`` shows)."""
+    from pathlib import Path
+
+    return Path(__file__).resolve().parents[1] / "pages" / f"{name}.md"
+
+
 def main(argv=None):  # pragma: no cover - a maintenance command
-    """``python -m cardgym.core.docs [DOCS_DIR]``: refresh the generated tables of every game page."""
+    """``python -m cardgym.core.docs [DOCS_DIR]``: refresh the generated tables of every game page, then
+    copy each page into the package (``cardgym/pages``, shipped in wheels for ``cardgym rules``)."""
     import sys
     from pathlib import Path
 
@@ -67,6 +75,10 @@ def main(argv=None):  # pragma: no cover - a maintenance command
             if new != text:
                 page.write_text(new)
                 print(f"updated {page}")
+            copy = package_page(name)
+            if not copy.exists() or copy.read_text() != new:
+                copy.write_text(new)
+                print(f"updated {copy}")
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -40,17 +40,24 @@ def scene(game_spec, record, rules, viewer=None) -> Scene:
     return importlib.import_module(f"{__name__}.{_name(game_spec)}").scene(record, rules, viewer)
 
 
+def _need_pillow(what: str):
+    try:
+        import PIL.Image  # noqa: F401
+    except ImportError:
+        raise ImportError(f"{what} needs Pillow: pip install 'cardgym[render]'") from None
+
+
 def rgb_array(game_spec, record, rules, viewer=None) -> np.ndarray:
     """The table as an RGB picture, ``uint8 (H, W, 3)`` (needs Pillow)."""
-    try:
-        from .draw_rgb import rgb
-    except ImportError as exc:  # pragma: no cover - Pillow missing
-        raise ImportError("rgb rendering needs Pillow: pip install 'cardgym[render]'") from exc
+    _need_pillow("cardgym.render.rgb_array")
+    from .draw_rgb import rgb
+
     return rgb(scene(game_spec, record, rules, viewer))
 
 
 def image(game_spec, record, rules, viewer=None):
-    """The table as a ``PIL.Image`` (what `rgb_array` returns as an array)."""
+    """The table as a ``PIL.Image`` (what `rgb_array` returns as an array; needs Pillow)."""
+    _need_pillow("cardgym.render.image")
     from .draw_rgb import render_image
 
     return render_image(scene(game_spec, record, rules, viewer))

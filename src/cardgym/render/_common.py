@@ -41,7 +41,7 @@ def build_piles_region(r, needs) -> Region:
     for b in range(len(needs)):
         h, c = int(r["heights"][b]), int(r["bcounts"][b])
         cards = [card(r["builds"][b, c - 1])] if h and c else []
-        builds.append(Pile(cards, "stack", f"B{b + 1}", f"next {needs[b]}", count=c))
+        builds.append(Pile(cards, "stack", f"B{b}", f"next {needs[b]}", count=c))
     drl, dnl = int(r["draw_len"]), int(r["done_len"])
     draw = Pile([Card(BACK)] if drl else [], "stack", "draw", str(drl), count=drl)
     done = Pile([Card(BACK)] if dnl else [], "stack", "done", str(dnl), count=dnl)

@@ -60,7 +60,7 @@ def scene(r, rules, viewer=None) -> Scene:
     if running:
         status = f"player_{cur}{you(cur, viewer)} to play"
         if int(r["cover"]) >= 0:
-            status += f" - the wild on B{int(r['cover']) + 1} must be covered now"
+            status += f" - the wild on B{int(r['cover'])} must be covered now"
     elif st == 2:
         status = "truncated (max_turns)"
     elif int(r["outcome"]) == OUT_DRAW:
@@ -111,7 +111,7 @@ def scene(r, rules, viewer=None) -> Scene:
             cards = [card(x) for x in r["disc"][i, d, :L]]
             if cards and ((own and S_DISCARD + d in play) or (part and S_PARTNER_DISCARD + d in play)):
                 cards[-1].highlight = True
-            piles.append(Pile(cards, "fan", f"D{d + 1}", "", fan_slots=FAN_SLOTS))
+            piles.append(Pile(cards, "fan", f"D{d}", "", fan_slots=FAN_SLOTS))
         name = f"player_{i}{you(i, viewer)}"
         team = None
         if rules.teams:

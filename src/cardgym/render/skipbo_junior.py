@@ -51,7 +51,7 @@ def scene(r, rules, viewer=None) -> Scene:
             cards = [card(x) for x in r["stacks"][i, j, :m]]
             if cards and mine and (j + 1) in play:
                 cards[-1].highlight = True
-            row.append(Pile(cards, "fan", f"S{j + 1}", "", fan_slots=FAN_SLOTS))
+            row.append(Pile(cards, "fan", f"S{j}", "", fan_slots=FAN_SLOTS))
         players.append(
             Region(
                 f"player_{i}{you(i, viewer)}",

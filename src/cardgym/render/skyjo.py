@@ -41,6 +41,8 @@ def scene(r, rules, viewer=None) -> Scene:
     title = f"Skyjo - round {rnd} - turn {int(r['turn'])}"
     if running:
         status = f"player_{cur}{you(cur, viewer)} {_PHASE.get(ph, '')}"
+        if ph in (PH_DRAWN, PH_TAKEN):
+            status += f" - holds {int(r['held'])}"
     else:
         reason = int(r["end_reason"])
         totals = [int(x) for x in r["totals"][:n]]
@@ -97,7 +99,7 @@ def scene(r, rules, viewer=None) -> Scene:
                 rows=rows,
                 lines=[
                     f"total {int(r['totals'][i])}   last round {int(r['scores'][i])}",
-                    f"face up {shown}   face down {int(r['hidden'][i])}",
+                    f"face-up sum {shown}, {int(r['hidden'][i])} face down",
                 ],
                 active=running and i == cur,
                 min_width=236,

@@ -9,9 +9,16 @@ def main(argv=None) -> int:
     import os
 
     os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
-    from .ppo import main as _main
+    from .ppo import build_parser, main as _main
 
-    return _main(argv)
+    args = list(argv) if argv is not None else None
+    if not ({"-h", "--help"} & set(args or [])):  # the help needs no torch
+        try:
+            import torch  # noqa: F401
+        except ImportError:
+            build_parser().parse_args(args)  # bad flags are reported first
+            raise SystemExit("cardgym train needs torch: pip install 'cardgym[train]'") from None
+    return _main(args)
 
 
 __all__ = ["main"]

@@ -60,8 +60,21 @@ def _fmt(v):
     return f"{v:.2f}"
 
 
+def _font(size):
+    from PIL import ImageFont
+
+    try:
+        return ImageFont.load_default(size=size)  # a scalable font (Pillow >= 10.1 with FreeType)
+    except (TypeError, OSError, ImportError):  # pragma: no cover - old Pillow or no FreeType
+        return ImageFont.load_default()
+
+
 def _pillow(path, series, title, xlabel, ylabel, ylim, hline, Image, ImageDraw):
-    W, H, L, R, T, B = 700, 400, 60, 20, 30, 45
+    """Layout: title centred on top, y label turned along the y axis, x label centred under the tick
+    labels, legend inside the plot's top-left corner; every text measured, none overlapping."""
+    font, small = _font(14), _font(12)
+    W, H = 760, 440
+    L, R, T, B = 78, 24, 40, 58  # plot area margins: y label + ticks / right / title / ticks + x label
     img = Image.new("RGB", (W, H), "white")
     d = ImageDraw.Draw(img)
     xs = [v for x, _ in series.values() for v in x]
@@ -76,14 +89,15 @@ def _pillow(path, series, title, xlabel, ylabel, ylim, hline, Image, ImageDraw):
     def px(x, y):
         return (L + (x - x0) / (x1 - x0) * (W - L - R), H - B - (y - y0) / (y1 - y0) * (H - T - B))
 
-    d.rectangle([L, T, W - R, H - B], outline="black")
     for yv in _ticks(y0, y1):
         _, yy = px(x0, yv)
         d.line([L, yy, W - R, yy], fill=(225, 225, 225))
-        d.text((4, yy - 6), _fmt(yv), fill="black")
+        label = _fmt(yv)
+        d.text((L - 6 - d.textlength(label, font=small), yy), label, fill="black", font=small, anchor="lm")
     for xv in _ticks(x0, x1):
         xx, _ = px(xv, y0)
-        d.text((xx - 12, H - B + 4), _fmt(xv), fill="black")
+        d.text((xx, H - B + 6), _fmt(xv), fill="black", font=small, anchor="mt")
+    d.rectangle([L, T, W - R, H - B], outline="black")
     if hline is not None and y0 <= hline <= y1:
         _, yy = px(x0, hline)
         d.line([L, yy, W - R, yy], fill=(150, 150, 150))
@@ -94,10 +108,25 @@ def _pillow(path, series, title, xlabel, ylabel, ylim, hline, Image, ImageDraw):
             d.line(pts, fill=c, width=2)
         for p in pts if len(pts) < 40 else []:
             d.ellipse([p[0] - 2, p[1] - 2, p[0] + 2, p[1] + 2], fill=c)
-        d.rectangle([L + 10, T + 8 + 14 * k, L + 22, T + 16 + 14 * k], fill=c)
-        d.text((L + 26, T + 5 + 14 * k), label, fill="black")
-    d.text((L, 8), title, fill="black")
-    d.text((W // 2 - 30, H - 18), xlabel, fill="black")
-    d.text((4, T - 22), ylabel, fill="black")
+    # legend: a white box in the top-left corner of the plot
+    if series:
+        rows = list(series)
+        lw = max(d.textlength(t, font=small) for t in rows) + 34
+        d.rectangle([L + 8, T + 8, L + 8 + lw, T + 12 + 18 * len(rows)], fill="white", outline=(200, 200, 200))
+        for k, label in enumerate(rows):
+            c = COLORS[k % len(COLORS)]
+            yk = T + 12 + 18 * k
+            d.rectangle([L + 14, yk + 3, L + 28, yk + 13], fill=c)
+            d.text((L + 34, yk + 8), label, fill="black", font=small, anchor="lm")
+    if title:
+        d.text((W // 2, 12), title, fill="black", font=font, anchor="mt")
+    if xlabel:
+        d.text(((L + W - R) // 2, H - 8), xlabel, fill="black", font=font, anchor="mb")
+    if ylabel:  # drawn on its own image, turned 90 degrees, pasted left of the tick labels
+        tw = int(d.textlength(ylabel, font=font)) + 4
+        lab = Image.new("RGB", (tw, 20), "white")
+        ImageDraw.Draw(lab).text((2, 10), ylabel, fill="black", font=font, anchor="lm")
+        lab = lab.rotate(90, expand=True)
+        img.paste(lab, (6, max(0, (T + H - B) // 2 - tw // 2)))
     img.save(path)
     return path

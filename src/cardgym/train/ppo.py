@@ -20,6 +20,7 @@ duplicate evaluation against every bot; no wall-clock times, so it is the same f
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import csv
 import dataclasses
@@ -162,7 +163,7 @@ class Config:
     imitate: str = ""  # a bot whose choices the policy also learns (cross-entropy on the learner's states)
     imitate_coef: float = 1.0  # weight of that imitation loss at the start
     imitate_steps: int = 0  # learner steps over which the weight falls linearly to 0 (0: never falls)
-    init: str = ""  # a saved model (model.pt or checkpoint.pt) to start from instead of random weights
+    init: str = ""  # a saved model (model.pt or a checkpoint folder) to start from instead of random weights
     pretrain_steps: int = 0  # teacher decisions to clone before PPO starts (needs ``imitate``)
     pretrain_epochs: int = 8
     pretrain_lr: float = 1e-3
@@ -906,60 +907,115 @@ def _value(s: str):
             return cast(s)
         except ValueError:
             pass
-    return {"true": True, "false": False}.get(s.lower(), s)
+    return {"true": True, "false": False, "none": None}.get(s.lower(), s)
+
+
+class _RuleFlag(argparse.Action):
+    """A rule option given as its own flag (``--stock-size 10``): appended to ``--rule`` as
+    ``"stock_size=10"``, so both spellings reach the trainer the same way."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        namespace.rule = list(getattr(namespace, "rule", None) or []) + [f"{self.dest}={values}"]
 
 
 def build_parser():
-    import argparse
+    import cardgym
+
+    from ..cli import HelpFormatter, _show, flag
 
     d = Config()
+
+    def preset(key, fmt=str):
+        vals = {g: fmt(PRESETS[g][key]) for g in PRESETS if key in PRESETS[g]}
+        if len(set(vals.values())) == 1:
+            return f"default: {next(iter(vals.values()))} (the presets)"
+        return "default: the game's preset: " + ", ".join(f"{g} {v}" for g, v in vals.items())
+
+    num = lambda v: f"{v:g}"  # noqa: E731
     p = argparse.ArgumentParser(
         prog="cardgym train", description="Train a masked PPO agent on a cardgym game.",
-        epilog="Each game has a preset (PRESETS in cardgym/train/ppo.py, described in docs/training.md): clone the "
-               "expert bot, then PPO. Every flag given overrides the preset; --imitate '' --pretrain-steps 0 "
-               "trains with pure PPO.")
-    p.add_argument("game", help="skyjo, skipbo or skipbo_junior")
-    p.add_argument("--steps", type=float, default=None, help="learner decisions to train (e.g. 3e7)")
-    p.add_argument("--out", default=None, help="output folder (default runs/GAME)")
+        formatter_class=HelpFormatter,
+        epilog="Each game has a preset (PRESETS in cardgym/train/ppo.py, described in docs/training.md): clone\n"
+               "the expert bot, then PPO. Every flag given overrides the preset; --imitate '' --pretrain-steps 0\n"
+               "trains with pure PPO. Rule options: --rule KEY=VALUE (any option, e.g. --rule reward=score) or\n"
+               "the option's own flag (--stock-size 10); --reward is the trainer's reward shaping.\n\n"
+               "examples:\n"
+               "  cardgym train skyjo --out runs/skyjo\n"
+               "  cardgym train skipbo_junior --steps 1e6 --imitate '' --pretrain-steps 0 --out runs/junior\n")
+    p.add_argument("game", choices=sorted(cardgym.GAMES))
+    p.add_argument("--steps", type=float, default=None,
+                   help=f"learner decisions to train, e.g. 3e7 ({preset('total_steps', num)})")
+    p.add_argument("--out", default=None, help="output folder (default: runs/GAME)")
     p.add_argument("--seed", type=int, default=d.seed)
-    p.add_argument("--envs", type=int, default=d.num_envs)
-    p.add_argument("--rollout", type=int, default=d.rollout)
-    p.add_argument("--epochs", type=int, default=None)
-    p.add_argument("--minibatch", type=int, default=None)
-    p.add_argument("--lr", type=float, default=None)
-    p.add_argument("--ent-coef", type=float, default=None)
-    p.add_argument("--gamma", type=float, default=d.gamma)
-    p.add_argument("--hidden", default=None, help=f"hidden layer sizes, e.g. {','.join(map(str, d.hidden))}")
-    p.add_argument("--opponents", default=None, help="mixture, e.g. greedy:0.5,random:0.1,self:0.4")
-    p.add_argument("--pool-size", type=int, default=d.pool_size)
-    p.add_argument("--snapshot-every", type=int, default=d.snapshot_every)
-    p.add_argument("--seat", default=d.seat)
-    p.add_argument("--players", type=int, default=None, help="num_players (default 2)")
-    p.add_argument("--rule", action="append", default=[], metavar="KEY=VALUE", help="a rule option (repeatable)")
-    p.add_argument("--reward", choices=["env", "diff"], default=None)
-    p.add_argument("--reward-scale", type=float, default=None)
-    p.add_argument("--win-bonus", type=float, default=None)
+    p.add_argument("--envs", type=int, default=d.num_envs, help="games stepped as one batch")
+    p.add_argument("--rollout", type=int, default=d.rollout, help="steps per game per iteration")
+    p.add_argument("--epochs", type=int, default=None, help=f"PPO epochs per iteration ({preset('epochs')})")
+    p.add_argument("--minibatch", type=int, default=None, help=f"PPO minibatch (default: {d.minibatch})")
+    p.add_argument("--lr", type=float, default=None, help=f"learning rate ({preset('lr', num)})")
+    p.add_argument("--ent-coef", type=float, default=None, help=f"entropy bonus (default: {d.ent_coef:g})")
+    p.add_argument("--gamma", type=float, default=d.gamma, help="discount")
+    p.add_argument("--hidden", default=None, metavar="N,N",
+                   help="hidden layer sizes (default: skyjo 256,256, skipbo and skipbo_junior 512,512)")
+    p.add_argument("--opponents", default=None, metavar="MIX",
+                   help=f"mixture of bots and self (snapshots), e.g. greedy:0.5,random:0.1,self:0.4 "
+                        f"({preset('opponents')})")
+    p.add_argument("--pool-size", type=int, default=d.pool_size, help="snapshots kept for self-play")
+    p.add_argument("--snapshot-every", type=int, default=d.snapshot_every, help="iterations between snapshots")
+    p.add_argument("--seat", default=d.seat, help="the learner's seat: random or a seat number")
+    p.add_argument("--num-players", "--players", dest="players", type=int, default=None, metavar="N",
+                   help="players per game (default: 2)")
+    p.add_argument("--rule", action="append", default=[], metavar="KEY=VALUE",
+                   help="a rule option, repeatable (default: the game's rules; skyjo's preset sets reward=score)")
+    p.add_argument("--reward", choices=["env", "diff"], default=None,
+                   help="env: the game's reward; diff: own reward minus the others' mean (default: skyjo diff, "
+                        "else env)")
+    p.add_argument("--reward-scale", type=float, default=None, help="default: skyjo 0.02, else 1")
+    p.add_argument("--win-bonus", type=float, default=None,
+                   help="+b/-b at the end for best/not best total reward (default: skyjo 1, else 0)")
     p.add_argument("--imitate", default=None, metavar="BOT",
-                   help="also learn this bot's choices on the learner's own states (e.g. expert; '' for none)")
-    p.add_argument("--imitate-coef", type=float, default=None, help="imitation loss weight at the start")
+                   help=f"also learn this bot's choices on the learner's own states; '' for none "
+                        f"({preset('imitate')})")
+    p.add_argument("--imitate-coef", type=float, default=None,
+                   help=f"imitation loss weight at the start ({preset('imitate_coef', num)})")
     p.add_argument("--imitate-steps", type=float, default=None,
-                   help="learner steps over which the imitation weight falls linearly to 0 (0: constant)")
+                   help=f"learner steps over which the imitation weight falls linearly to 0, 0: constant "
+                        f"({preset('imitate_steps', num)})")
     p.add_argument("--init", default="", metavar="MODEL",
                    help="start from a saved model's weights (e.g. runs/skyjo/model.pt) instead of random ones")
     p.add_argument("--pretrain-steps", type=float, default=None,
-                   help="behaviour cloning before PPO: teacher (--imitate) decisions to learn from (e.g. 1e6)")
-    p.add_argument("--pretrain-epochs", type=int, default=None)
-    p.add_argument("--pretrain-minibatch", type=int, default=None)
-    p.add_argument("--eval-every", type=int, default=d.eval_every)
-    p.add_argument("--eval-games", type=int, default=d.eval_games)
-    p.add_argument("--final-eval-games", type=int, default=d.final_eval_games)
-    p.add_argument("--checkpoint-every", type=int, default=d.checkpoint_every)
-    p.add_argument("--threads", type=int, default=d.threads)
-    p.add_argument("--resume", action="store_true", help="continue from OUT/checkpoint.pt")
+                   help=f"behaviour cloning before PPO: teacher (--imitate) decisions to learn from "
+                        f"({preset('pretrain_steps', num)})")
+    p.add_argument("--pretrain-epochs", type=int, default=None,
+                   help=f"epochs over the cloning data ({preset('pretrain_epochs')})")
+    p.add_argument("--pretrain-minibatch", type=int, default=None,
+                   help=f"cloning minibatch (default: {d.pretrain_minibatch})")
+    p.add_argument("--eval-every", type=int, default=d.eval_every,
+                   help="iterations between evaluations (0: none; curve.png needs at least one)")
+    p.add_argument("--eval-games", type=int, default=d.eval_games, help="duplicate games per bot per evaluation")
+    p.add_argument("--final-eval-games", type=int, default=d.final_eval_games,
+                   help="duplicate games per bot at the end")
+    p.add_argument("--checkpoint-every", type=int, default=d.checkpoint_every, help="iterations between checkpoints")
+    p.add_argument("--threads", type=int, default=d.threads, help="torch threads")
+    p.add_argument("--resume", action="store_true", help="continue from the checkpoint in OUT (OUT/checkpoint/; a torn one falls back to OUT/checkpoint.prev/)")
     p.add_argument("--no-anneal-lr", action="store_true",
                    help="constant learning rate (the default anneals it to 0 over --steps, so a run resumed "
                         "with a larger --steps follows a different schedule than one planned that long)")
-    p.add_argument("--no-progress", action="store_true")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    # every game's rule options as flags (the trainer's own --reward and --num-players keep their meaning)
+    from ..cli import option_help, rule_defaults
+
+    group = p.add_argument_group("rule options (cardgym rules GAME explains them; values: numbers, true/false, text)")
+    found: dict = {}
+    for name in sorted(cardgym.GAMES):
+        rules_cls = cardgym.get_game(name).rules_cls
+        helps, defaults = option_help(rules_cls), rule_defaults(rules_cls)
+        for opt in defaults:
+            if opt not in ("reward", "num_players"):
+                found.setdefault(opt, []).append((name, defaults[opt], helps.get(opt, "")))
+    for opt, uses in found.items():
+        where = ", ".join(f"{g} {_show(dflt)}" for g, dflt, _ in uses)
+        group.add_argument(flag(opt), dest=opt, action=_RuleFlag, default=argparse.SUPPRESS,
+                           metavar="VALUE", help=f"{uses[0][2]} (default: {where})".replace("%", "%%"))
     return p
 
 

@@ -142,7 +142,7 @@ def dict_encode(r, rules, seat) -> dict:
 def action_to_str(a: int) -> str:
     a = int(a)
     if 0 <= a < 12:
-        return f"reveal position {a} (row {a // 4}, col {a % 4}) (after drawing: discard the drawn card first)"
+        return f"reveal position {a} (row {a // 4}, col {a % 4}); after a draw, the drawn card is discarded first"
     if 12 <= a < 24:
         q = a - A_REPLACE
         return f"replace position {q} (row {q // 4}, col {q % 4}) with the held card"
@@ -151,6 +151,35 @@ def action_to_str(a: int) -> str:
     if a == A_TAKE:
         return "take the top card of the discard pile"
     raise ValueError(f"Skyjo action must be in 0..25, got {a}")
+
+
+def describe_action(r, a: int) -> str:
+    """Action ``a`` in words for the state ``r`` it is taken in (``cardgym play``): names the drawn or
+    taken card, the card a replacement puts on the discard pile, and says a setup reveal is only that."""
+    a = int(a)
+    ph = int(r["phase"])
+    if not 0 <= a < A_TAKE + 1:
+        return action_to_str(a)
+
+    def where(q):
+        return f"position {q} (row {q // 4}, col {q % 4})"
+
+    held = int(r["held"])
+    how = "drawn" if ph == PH_DRAWN else "taken"
+    cur = int(r["current"])
+    if a < 12:
+        if ph == PH_DRAWN:
+            return f"discard the drawn {held} and reveal {where(a)}"
+        return f"reveal {where(a)}"
+    if a < 24:
+        q = a - A_REPLACE
+        up = int(r["up"][cur, q])
+        old = "a face-down card" if up == HIDDEN else f"the {int(r['grid'][cur, q])}"
+        return f"replace {where(q)}, {old}, with the {how} {held}"
+    if a == A_DRAW:
+        return "draw from the draw pile"
+    dl = int(r["discard_len"])
+    return f"take the {int(r['discard'][dl - 1])} from the discard pile" if dl else action_to_str(a)
 
 
 def _cell(up, v) -> str:
@@ -251,6 +280,7 @@ __all__ = [
     "PH_START",
     "action_to_str",
     "cards",
+    "describe_action",
     "dict_encode",
     "dict_space",
     "render_ansi",
