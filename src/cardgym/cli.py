@@ -89,8 +89,15 @@ def cmd_eval(args, extra):
         print(f"{r['a']:>12} {r['b']:>12} {r['games']:>7} {r['a_win_rate']:>11.1%} "
               f"{f'[{lo:.1%}, {hi:.1%}]':>17} {r['draws']:>7} {r['games_per_second']:>9,.0f}")
     if result["ratings"] is None:
-        print(f"(a plays one seat against {args.players - 1} seats of b: parity is {1 / args.players:.0%}; "
-              "ratings are fit for 2-player matches only)")
+        print(f"(a plays one seat against {args.players - 1} seats of b: parity is {1 / args.players:.0%})")
+        multi = result["multiplayer"]
+        print(f"ratings (Plackett-Luce, openskill; {multi['games']} games of line-ups of all bots on "
+              f"{args.players} seats, 95% interval mu +- 1.96 sigma):")
+        print(f"{'player':>12} {'mu':>7} {'sigma':>6} {'95% interval':>17} {'mean rank':>10}")
+        for name, r in sorted(multi["ratings"].items(), key=lambda kv: -kv[1]["mu"]):
+            lo, hi = r["ci95"]
+            print(f"{name:>12} {r['mu']:>7.2f} {r['sigma']:>6.2f} {f'[{lo:.2f}, {hi:.2f}]':>17} "
+                  f"{multi['mean_rank'][name]:>10.2f}")
         return
     print("ratings (Elo scale, Bradley-Terry):",
           ", ".join(f"{k} {v:+.0f}" for k, v in sorted(result["ratings"].items(), key=lambda kv: -kv[1])))
