@@ -142,7 +142,7 @@ class RLlibVectorEnv(VectorEnv):
         return np.concatenate([env.action_masks() for env in self.envs])
 
     def close_extras(self, **kwargs):
-        for env in self.envs:
+        for env in getattr(self, "envs", ()):  # also when __init__ refused its arguments
             env.close()
 
 
