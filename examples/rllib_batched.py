@@ -6,7 +6,9 @@ RLlib EnvRunner here builds its env with ``gymnasium.make_vec(..., vectorization
 (``gymnasium.make_vec("cardgym/Skyjo-v0", num_envs=N)``) so that one ``step()`` plays
 ``--envs-per-runner`` games at once, opponents included. The learner plays one seat; the other seats
 are played by the game's bots (``--opponents random,greedy`` splits each runner's batch into one block
-per bot) inside the compiled step. The policy is ``cardgym.wrappers.rllib_module.MaskedMLPModule``
+per bot) inside the compiled step, and by ``self``: a frozen copy of the learner's policy (sampling its
+masked softmax) on each EnvRunner, refreshed from the weights RLlib pushes to the runner every
+``--snapshot-every`` iterations (random legal moves until the first copy). The policy is ``cardgym.wrappers.rllib_module.MaskedMLPModule``
 (masked logits, value head) over ``{"observations", "action_mask"}``.
 
 Install Ray in a virtual environment of its own (ray[rllib] 2.60 pins gymnasium 1.2.2), torch first so
@@ -35,10 +37,13 @@ import numpy as np
 
 
 class ModulePolicy:
-    """An RLlib RLModule as a cardgym batched policy (``act(obs, masks)``, greedy over legal actions)."""
+    """An RLlib RLModule as a cardgym batched policy (``act(obs, masks)``): greedy over the legal
+    actions, or (``sample=True``) drawn from the masked softmax."""
 
-    def __init__(self, module):
+    def __init__(self, module, sample: bool = False, seed: int = 0):
         self.module = module
+        self.sample = sample
+        self.rng = np.random.default_rng(seed)
 
     def act(self, obs, masks):
         import torch
@@ -48,7 +53,11 @@ class ModulePolicy:
                          "action_mask": torch.as_tensor(masks.astype(np.float32))}}
         with torch.no_grad():
             logits = self.module.forward_inference(batch)["action_dist_inputs"].numpy()
-        return np.where(masks > 0, logits, -np.inf).argmax(axis=1).astype(np.int64)
+        logits = np.where(masks > 0, logits, -np.inf)
+        if not self.sample:
+            return logits.argmax(axis=1).astype(np.int64)
+        gumbel = -np.log(-np.log(self.rng.random(logits.shape)))  # argmax(logits + Gumbel) ~ softmax
+        return (logits + gumbel).argmax(axis=1).astype(np.int64)
 
     def __call__(self, obs, mask):
         return int(self.act(np.asarray(obs)[None], np.asarray(mask)[None])[0])
@@ -67,6 +76,36 @@ def init_ray(address: str | None, num_cpus: int):
     return address or "local"
 
 
+def snapshot_callback(every: int):
+    """An RLlib callback class: after every ``every``-th sample of an EnvRunner, the ``"self"``
+    opponents of its env (`cardgym.wrappers.PolicySlot`) get a frozen copy of the runner's RLModule
+    (which holds the weights the learner pushed to it)."""
+    import copy
+
+    from ray.rllib.callbacks.callbacks import RLlibCallback
+
+    class SnapshotOpponents(RLlibCallback):
+        def __init__(self):
+            super().__init__()
+            self.samples = 0
+
+        def on_sample_end(self, *, env_runner=None, metrics_logger=None, samples=None, **kwargs):
+            slots = getattr(env_runner.env.unwrapped, "policy_slots", [])
+            self.samples += 1
+            if not slots or self.samples % every:
+                return
+            for k, slot in enumerate(slots):
+                if slot.policy is None:
+                    slot.set_policy(ModulePolicy(copy.deepcopy(env_runner.module), sample=True, seed=k))
+                else:
+                    slot.policy.module.load_state_dict(env_runner.module.state_dict())
+                    slot.updates += 1
+            if metrics_logger is not None:
+                metrics_logger.log_value("snapshot_updates", slots[0].updates, reduce="max")
+
+    return SnapshotOpponents
+
+
 def build_config(a):
     """The PPOConfig: compiled vector env per EnvRunner, MaskedMLPModule, one learner in the driver."""
     from ray.rllib.algorithms.ppo import PPOConfig
@@ -78,7 +117,7 @@ def build_config(a):
 
     register_env("cardgym_vec", rllib_vector_env)
     env_config = {"game": a.game, "num_players": a.players, "opponent": a.opponents.split(","), "seat": a.seat}
-    return (
+    config = (
         PPOConfig()
         # RLlib's env pre-check steps unmasked random actions (illegal moves); off
         .environment("cardgym_vec", env_config=env_config, disable_env_checking=True)
@@ -92,6 +131,9 @@ def build_config(a):
                   num_epochs=a.epochs, lr=a.lr, entropy_coeff=a.ent_coef, gamma=a.gamma)
         .debugging(seed=a.seed)
     )
+    if "self" in env_config["opponent"]:
+        config = config.callbacks(snapshot_callback(a.snapshot_every))
+    return config
 
 
 def fmt(x, spec=".3f"):
@@ -102,8 +144,9 @@ def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--game", default="skyjo", choices=["skyjo", "skipbo", "skipbo_junior"])
     p.add_argument("--players", type=int, default=2)
-    p.add_argument("--opponents", default="random,greedy", help="bots of the other seats (comma-separated: "
-                   "each runner's batch is split into one block per bot)")
+    p.add_argument("--opponents", default="random,greedy", help="bots of the other seats, or 'self' (the "
+                   "learner's snapshots); comma-separated: each runner's batch is split into one block each")
+    p.add_argument("--snapshot-every", type=int, default=5, help="iterations between 'self' snapshots")
     p.add_argument("--seat", default="random", help="the learner's seat, or 'random'")
     p.add_argument("--iterations", type=int, default=10)
     p.add_argument("--minutes", type=float, default=None, help="stop training after this wall time")

@@ -142,7 +142,7 @@ def _config(**overrides):
     example = _example()
     args = dict(game="skyjo", players=2, opponents="random,greedy", seat="random", envs_per_runner=8,
                 train_batch=256, minibatch=128, epochs=1, lr=1e-3, ent_coef=0.01, gamma=0.99, hidden=[32],
-                num_env_runners=0, seed=0)
+                num_env_runners=0, seed=0, snapshot_every=5)
     args.update(overrides)
     return example.build_config(argparse.Namespace(**args))
 
@@ -189,3 +189,48 @@ def test_rllib_example_policy_plays_duplicate_games():
     policy = _example().ModulePolicy(runner.module)
     r = match("skyjo", policy, "random", games=4, seed=0)
     assert r["games"] == 4
+
+
+def test_policy_slot_plays_random_legal_moves_then_its_policy():
+    env = RLlibVectorEnv("skyjo", 4, opponent=["greedy", "self"])
+    assert len(env.policy_slots) == 1 and env.envs[1]._policy is env.policy_slots[0]
+    slot = env.policy_slots[0]
+    masks = np.array([[0, 1, 0, 1], [1, 0, 0, 0]], np.int8)
+    for _ in range(20):
+        a = slot.act(np.zeros((2, 3), np.float32), masks)
+        assert masks[np.arange(2), a].all()
+
+    class Last:
+        def act(self, obs, masks):
+            return np.array([np.flatnonzero(m)[-1] for m in masks])
+
+    slot.set_policy(Last())
+    assert slot.updates == 1 and slot.act(np.zeros((2, 3)), masks).tolist() == [3, 0]
+    assert slot(np.zeros(3), masks[0]) == 3
+    with pytest.raises(TypeError, match="act"):
+        slot.set_policy(lambda obs, mask: 0)
+    obs, _ = env.reset(seed=0)
+    for _ in range(30):
+        obs, rew, term, trunc, _ = env.step(np.argmax(obs["action_mask"], axis=1))
+
+
+def test_rllib_snapshot_callback_gives_the_runner_module_to_self_opponents():
+    config = _config(opponents="random,self", snapshot_every=1)
+    import torch
+    from ray.rllib.env.single_agent_env_runner import SingleAgentEnvRunner
+
+    runner = SingleAgentEnvRunner(config=config)
+    slot = runner.env.unwrapped.policy_slots[0]
+    assert slot.policy is None
+    runner.sample(num_timesteps=64)
+    assert slot.updates == 1 and slot.policy.module is not runner.module
+    for k, v in runner.module.state_dict().items():
+        assert torch.equal(slot.policy.module.state_dict()[k], v)
+    with torch.no_grad():  # the runner's module moves on (new weights pushed); the copy follows at the next sample
+        for p in runner.module.parameters():
+            p.add_(1.0)
+    assert not all(torch.equal(slot.policy.module.state_dict()[k], v) for k, v in runner.module.state_dict().items())
+    runner.sample(num_timesteps=64)
+    assert slot.updates == 2
+    for k, v in runner.module.state_dict().items():
+        assert torch.equal(slot.policy.module.state_dict()[k], v)

@@ -15,6 +15,6 @@
 from __future__ import annotations
 
 from .rllib import RLlibKeys, rllib_keys
-from .rllib_vector import RLlibVectorEnv, rllib_vector_env
+from .rllib_vector import PolicySlot, RLlibVectorEnv, rllib_vector_env
 
-__all__ = ["rllib_keys", "RLlibKeys", "RLlibVectorEnv", "rllib_vector_env"]
+__all__ = ["rllib_keys", "RLlibKeys", "RLlibVectorEnv", "rllib_vector_env", "PolicySlot"]

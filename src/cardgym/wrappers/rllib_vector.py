@@ -17,6 +17,11 @@ vector entry point) instead of one Python env per game::
 "action_mask": float32}``, what `cardgym.wrappers.rllib_module.MaskedMLPModule` reads) and empty
 infos (RLlib's ``DictInfoToList`` would otherwise copy every game's mask into a dict per step). It can
 split the batch over several opponents (bots, saved models or policies), one block of games each.
+
+The opponent ``"self"`` is a `PolicySlot`: a Python opponent whose policy is set from outside, e.g. to a
+frozen copy of the EnvRunner's own RLModule, refreshed by an RLlib callback every few iterations
+(``examples/rllib_batched.py --opponents random,greedy,self``). Its block of games runs with the
+opponents' decisions taken in batches from Python between compiled calls (slower than a bot block).
 """
 
 from __future__ import annotations
@@ -31,9 +36,35 @@ from gymnasium.vector.utils import batch_space
 OBS_KEY = "observations"
 MASK_KEY = "action_mask"
 
-#: env_config keys that are not arguments of ``gymnasium.make_vec``: the game name, the number of games
-#: and the opponents (one name, or a list that splits the batch)
-_OWN_KEYS = ("game", "num_envs", "opponent")
+#: the opponent name of a `PolicySlot` (the learner's snapshots)
+SELF = "self"
+
+
+class PolicySlot:
+    """An opponent whose policy is set later (``slot.policy = p``, with ``p.act(obs, masks) -> actions``);
+    until then it plays uniformly random legal actions. ``updates`` counts the policies set."""
+
+    def __init__(self, seed: int = 0):
+        self.policy = None
+        self.updates = 0
+        self._rng = np.random.default_rng(seed)
+
+    def set_policy(self, policy) -> None:
+        if not hasattr(policy, "act"):
+            raise TypeError(f"a PolicySlot policy needs act(obs, masks) -> actions, got {policy!r}")
+        self.policy = policy
+        self.updates += 1
+
+    def act(self, obs, masks):
+        masks = np.asarray(masks)
+        if self.policy is not None:
+            return np.asarray(self.policy.act(obs, masks), np.int64)
+        # uniformly random legal actions (an all-zero row gives action 0, which the env never asks for)
+        u = self._rng.random(masks.shape) * (masks > 0)
+        return u.argmax(axis=1).astype(np.int64)
+
+    def __call__(self, obs, mask):
+        return int(self.act(np.asarray(obs)[None], np.asarray(mask)[None])[0])
 
 
 class RLlibVectorEnv(VectorEnv):
@@ -43,9 +74,9 @@ class RLlibVectorEnv(VectorEnv):
     Args:
         game: game name (``"skyjo"``, ``"skipbo"``, ``"skipbo_junior"``).
         num_envs: games in the batch (at least one per opponent).
-        opponent: a bot name, saved model path or policy, or a list of them (block ``k`` of the batch
-            plays ``opponent[k]``; bots are played inside the compiled step, models and policies in
-            batches from Python).
+        opponent: a bot name, saved model path, policy or ``"self"`` (a new `PolicySlot`), or a list of
+            them (block ``k`` of the batch plays ``opponent[k]``; bots are played inside the compiled
+            step, models, policies and slots in batches from Python).
         keep_info: pass the vector env's infos through (``action_mask`` and ``seat`` per game) instead
             of empty ones.
         **kwargs: every other argument of ``gymnasium.make_vec("cardgym/<Game>-v0", ...)``: ``seat``,
@@ -73,6 +104,12 @@ class RLlibVectorEnv(VectorEnv):
         n = int(num_envs)
         sizes = [n // len(opponents) + (k < n % len(opponents)) for k in range(len(opponents))]
         gym_id = cardgym.GAMES[game][1]
+        #: the `PolicySlot` of every ``"self"`` opponent, in block order
+        self.policy_slots = []
+        for k, opp in enumerate(opponents):
+            if isinstance(opp, str) and opp == SELF:
+                opponents[k] = PolicySlot(seed=k)
+                self.policy_slots.append(opponents[k])
         self.envs = [
             gymnasium.make_vec(gym_id, num_envs=size, vectorization_mode="vector_entry_point",
                                opponent=opp, copy=False, **kwargs)
