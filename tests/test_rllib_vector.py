@@ -11,6 +11,7 @@ With Ray (skipped with the reason when ``ray.rllib`` does not import): RLlib bui
 from __future__ import annotations
 
 import argparse
+import json
 import importlib.util
 import subprocess
 import sys
@@ -234,3 +235,22 @@ def test_rllib_snapshot_callback_gives_the_runner_module_to_self_opponents():
     assert slot.updates == 2
     for k, v in runner.module.state_dict().items():
         assert torch.equal(slot.policy.module.state_dict()[k], v)
+
+
+def test_rllib_batched_example_end_to_end(tmp_path):
+    """The script as a user runs it (a local Ray, one EnvRunner actor, a 'self' block): trains two
+    iterations, evaluates, writes results.json and a checkpoint."""
+    pytest.importorskip("ray.rllib", reason="ray[rllib] is not installed (see docs/training.md)")
+    out = tmp_path / "run"
+    proc = subprocess.run(
+        [sys.executable, str(EXAMPLE), "--iterations", "2", "--num-env-runners", "1", "--envs-per-runner", "12",
+         "--opponents", "random,greedy,self", "--snapshot-every", "1", "--train-batch", "192", "--minibatch", "96",
+         "--epochs", "1", "--hidden", "16", "--eval-games", "4", "--out", str(out)],
+        cwd=tmp_path, capture_output=True, text=True, timeout=900)
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    res = json.loads((out / "results.json").read_text())
+    assert len(res["history"]) == 2 and res["history"][-1]["env_steps"] >= 384
+    assert res["num_env_runners"] == 1 and res["envs_per_runner"] == 12 and res["steps_per_second"] > 0
+    assert set(res["final_eval"]) == set(cardgym.get_game("skyjo").bots)
+    assert (out / "checkpoint").is_dir()
+    assert "training throughput" in proc.stdout
