@@ -154,8 +154,10 @@ def main(argv=None):
     e = sub.add_parser("eval", help="duplicate matches and ratings of bots or saved policies")
     e.add_argument("game", choices=games)
     e.add_argument("--bots", required=True, help="comma-separated bot names or model paths")
-    e.add_argument("--players", type=int, default=2)
-    e.add_argument("--games", type=int, default=2000, help="games per pair (rounded up to whole rotations)")
+    e.add_argument("--players", type=int, default=2,
+                   help="seats per game; 3 or more also rates the bots together (Plackett-Luce, openskill)")
+    e.add_argument("--games", type=int, default=2000, help="games per pair, and of line-ups for the "
+                   "multi-player ratings (rounded up to whole rotations)")
     e.add_argument("--seed", type=int, default=0)
     e.add_argument("--json", action="store_true", help="print the results as JSON")
     e.set_defaults(func=cmd_eval)
