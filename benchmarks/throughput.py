@@ -7,7 +7,11 @@ A *decision* is one action of any seat, with its observation and mask produced. 
 - single-agent Gymnasium env: ``step()`` with a random legal learner action; opponents (random bot)
   play inside ``step()`` and their decisions count;
 - vector env: ``cardgym.make_vec(..., copy=False)`` with random legal learner actions drawn by a
-  compiled sampler, every seat's decisions counted (the opponents' too).
+  compiled sampler, every seat's decisions counted (the opponents' too);
+- ``gymnasium.make_vec`` (Skip-Bo 2p): ``gymnasium.make_vec("cardgym/SkipBo-v0", num_envs=N, copy=False)``,
+  which the registered vector entry point turns into the same compiled batch (measured by the same
+  loop), and ``vectorization_mode="sync"`` (Gymnasium's SyncVectorEnv over N single-agent envs, which
+  ``gymnasium.make_vec`` would build without a vector entry point) at 256 envs.
 
 Every row is measured in several short rounds interleaved with all the others (the best round
 counts), so that a busy moment of the machine does not skew one row against its peers.
@@ -122,6 +126,24 @@ def vec_loop(vec, seconds):
     return (vec.decisions - start) / (time.perf_counter() - t0)
 
 
+def sync_loop(vec, seconds):
+    """SyncVectorEnv over single-agent envs: random legal actions, every seat's decisions counted."""
+    rng = np.random.default_rng(0)
+    obs, info = vec.reset(seed=0)
+    envs = [e.unwrapped for e in vec.envs]
+
+    def decisions():
+        return sum(e.decisions for e in envs)
+
+    start = decisions()
+    t0 = time.perf_counter()
+    while time.perf_counter() - t0 < seconds:
+        masks = info["action_mask"]
+        acts = np.array([rng.choice(np.flatnonzero(m)) if m.any() else 0 for m in masks], np.int64)
+        obs, r, term, trunc, info = vec.step(acts)
+    return (decisions() - start) / (time.perf_counter() - t0)
+
+
 def peer_envs():
     try:
         from pettingzoo.classic import connect_four_v3, leduc_holdem_v4
@@ -159,6 +181,15 @@ def main(argv=None):
         rows.append((label(name, opts), "AEC loop", (lambda e: lambda t: aec_loop(e, t))(aec)))
         rows.append((label(name, opts), "single-agent", (lambda e: lambda t: single_loop(e, t))(single)))
         rows.append((label(name, opts), f"vector x{args.num_envs}", (lambda e: lambda t: vec_loop(e, t))(vec)))
+        if name == "skipbo" and opts == {"num_players": 2}:
+            # the registered vector entry point: the same compiled batch through Gymnasium's factory
+            gvec = gym.make_vec(cardgym.GAMES[name][1], num_envs=args.num_envs, copy=False, **opts)
+            assert type(gvec) is type(vec), type(gvec)
+            rows.append((label(name, opts), f"gymnasium.make_vec x{args.num_envs}",
+                         (lambda e: lambda t: vec_loop(e, t))(gvec)))
+            sync = gym.make_vec(cardgym.GAMES[name][1], num_envs=256, vectorization_mode="sync", **opts)
+            rows.append((label(name, opts), "gymnasium.make_vec sync x256",
+                         (lambda e: lambda t: sync_loop(e, t))(sync)))
     for _, _, measure in rows:  # warm-up: compilation or cache loading stays out of the timings
         measure(0.2)
     best = [0.0] * len(rows)

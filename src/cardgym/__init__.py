@@ -4,7 +4,8 @@ Games (names used everywhere): ``"skyjo"``, ``"skipbo"``, ``"skipbo_junior"``.
 
 - PettingZoo AEC: ``cardgym.skyjo_v0.env(...)`` (also ``pettingzoo.make("aec", "cardgym/skyjo-v0")``)
 - Gymnasium single agent: ``gymnasium.make("cardgym/Skyjo-v0", opponent="greedy")``
-- Batched vector env: ``cardgym.make_vec("skyjo", num_envs=4096, opponent="random")``
+- Batched vector env: ``cardgym.make_vec("skyjo", num_envs=4096, opponent="random")``, also
+  ``gymnasium.make_vec("cardgym/Skyjo-v0", num_envs=4096, opponent="random")`` (the ids' vector entry point)
 """
 
 from __future__ import annotations
@@ -47,7 +48,9 @@ def _register():
 
     for name, (module, gym_id, cls) in GAMES.items():
         if gym_id not in gymnasium.registry:
-            gymnasium.register(id=gym_id, entry_point=f"{module}:{cls}")
+            # gymnasium.make_vec(gym_id, num_envs=N) picks the vector entry point (one compiled batch,
+            # cardgym.make_vec) unless vectorization_mode="sync"/"async" asks for N Python envs
+            gymnasium.register(id=gym_id, entry_point=f"{module}:{cls}", vector_entry_point=f"{module}:make_vec")
     try:
         import pettingzoo
     except ImportError:  # pragma: no cover - pettingzoo is a core dependency

@@ -202,8 +202,15 @@ def cmd_eval(args, extra):
                      f"{r['games_per_second']:,.0f}"])
     print(_table(rows, ["a", "b", "games", "a win rate", "95% CI", "draws", "games/s"], right=(2, 3, 4, 5, 6)))
     if result["ratings"] is None:
-        print(f"(a plays one seat against {num_players - 1} seats of b: parity is {1 / num_players:.0%}; "
-              "ratings are fit for 2-player matches only)")
+        print(f"(a plays one seat against {num_players - 1} seats of b: parity is {1 / num_players:.0%})")
+        multi = result["multiplayer"]
+        print(f"ratings (Plackett-Luce, openskill; {multi['games']} games of line-ups of all bots on "
+              f"{num_players} seats, 95% interval mu +- 1.96 sigma):")
+        print(f"{'player':>12} {'mu':>7} {'sigma':>6} {'95% interval':>17} {'mean rank':>10}")
+        for name, r in sorted(multi["ratings"].items(), key=lambda kv: -kv[1]["mu"]):
+            lo, hi = r["ci95"]
+            print(f"{name:>12} {r['mu']:>7.2f} {r['sigma']:>6.2f} {f'[{lo:.2f}, {hi:.2f}]':>17} "
+                  f"{multi['mean_rank'][name]:>10.2f}")
         return
     print("ratings (Elo scale, Bradley-Terry):",
           ", ".join(f"{k} {v:+.0f}" for k, v in sorted(result["ratings"].items(), key=lambda kv: -kv[1])))
@@ -321,7 +328,8 @@ def build_parser(argv=()) -> argparse.ArgumentParser:
         "Duplicate matches: every deal is played once per seat rotation; 95% Wilson intervals.".replace("%", "%%")))
     e.add_argument("game", choices=games)
     e.add_argument("--bots", required=True, metavar="A,B[,C...]", help=f"comma-separated bots{bots} or model files")
-    e.add_argument("--games", type=int, default=2000, help="games per pair (rounded up to whole rotations)")
+    e.add_argument("--games", type=int, default=2000, help="games per pair, and of line-ups for the "
+                   "multi-player ratings with 3 or more players (rounded up to whole rotations)")
     e.add_argument("--seed", type=int, default=0, help="seed of the first deal")
     e.add_argument("--json", action="store_true", help="print the results as JSON")
     e.set_defaults(func=cmd_eval)

@@ -3,7 +3,9 @@
 - [`match`][cardgym.eval.match]: a duplicate match between two players: every deal is played once per seat
   rotation, so the luck of the deal cancels out. With ``num_players > 2`` player ``a`` takes one seat
   and ``b`` every other seat ("a against the field"), rotated through all seats.
-- [`tournament`][cardgym.eval.tournament]: a round robin of any players with a Bradley-Terry rating fit (Elo scale).
+- [`tournament`][cardgym.eval.tournament]: a round robin of any players with a Bradley-Terry rating fit (Elo scale)
+  for 2 players, and Plackett-Luce ratings (openskill) from the finishing orders of line-ups of all the
+  players for 3-8 seats ([`cardgym.eval.ratings`][cardgym.eval.ratings]).
 
 Players are bot names (``"random"``, ``"greedy"``, ...; played inside the compiled batch), paths to
 saved policies, or objects with ``act(obs_batch, mask_batch) -> actions``. A game's outcome for ``a``
@@ -23,7 +25,8 @@ import numpy as np
 from ..core.game import GameSpec
 from .stats import bradley_terry, wilson
 
-__all__ = ["match", "tournament", "wilson", "bradley_terry", "play", "seat_rotations"]
+__all__ = ["match", "tournament", "wilson", "bradley_terry", "play", "seat_rotations", "free_for_all",
+           "plackett_luce"]
 
 
 def _game(game) -> GameSpec:
@@ -55,12 +58,14 @@ def seat_rotations(num_players: int) -> list:
     return [[0 if seat == r else 1 for seat in range(num_players)] for r in range(num_players)]
 
 
-def play(game, rules, seeds: np.ndarray, seat_players: list, chunk: int = 2048, progress=None):
+def play(game, rules, seeds: np.ndarray, seat_players: list, chunk: int = 2048, progress=None,
+         records: bool = False):
     """Play one game per seed; ``seat_players[g][seat]`` is a bot name or a policy.
 
     Games whose seats are all bots run whole inside one compiled call (``play_games``); games with
     policies run through [`cardgym.agents.runner.BatchRunner`][cardgym.agents.runner.BatchRunner] (bots compiled, each policy acting
-    on a batch). Returns (rewards ``(games, num_players)``, status ``(games,)``, turns ``(games,)``).
+    on a batch). Returns (rewards ``(games, num_players)``, status ``(games,)``, turns ``(games,)``), and
+    with ``records=True`` also the final state records ``(games,)`` (for ``game.result``).
     """
     from ..agents.runner import BatchRunner
 
@@ -72,6 +77,7 @@ def play(game, rules, seeds: np.ndarray, seat_players: list, chunk: int = 2048, 
     rewards = np.zeros((g_total, n), np.float64)
     status = np.zeros(g_total, np.int8)
     turns = np.zeros(g_total, np.int32)
+    finals = game.new_states(g_total) if records else None
     for start in range(0, g_total, chunk):
         stop = min(start + chunk, g_total)
         k = stop - start
@@ -85,6 +91,8 @@ def play(game, rules, seeds: np.ndarray, seat_players: list, chunk: int = 2048, 
             tu = np.zeros(k, np.int32)
             c.play_games(states, params, seeds[start:stop], bots, masks, rew, st, tu, 10**9)
             rewards[start:stop], status[start:stop], turns[start:stop] = rew, st, tu
+            if records:
+                finals[start:stop] = states
         else:
             run = BatchRunner(game, rules, k)
             ids = {}
@@ -98,8 +106,12 @@ def play(game, rules, seeds: np.ndarray, seat_players: list, chunk: int = 2048, 
             rewards[start:stop] = run.rewards[:, :n]
             status[start:stop] = run.status
             turns[start:stop] = run.states["turn"]
+            if records:
+                finals[start:stop] = run.states
         if progress is not None:
             progress(k)
+    if records:
+        return rewards, status, turns, finals
     return rewards, status, turns
 
 
@@ -184,9 +196,12 @@ def tournament(game, players: list, num_players: int = 2, games: int = 2000, see
                progress: bool = False, **options) -> dict:
     """Round robin of every pair of ``players`` (duplicate matches) and their ratings.
 
-    Returns ``{"game", "num_players", "pairs": [match results...], "ratings": {player: elo}}``; the
-    ratings are fit for 2-player matches only (``None`` otherwise: with more players each match is one
-    seat against the field, which is not a head-to-head result).
+    Returns ``{"game", "num_players", "pairs": [match results...], "ratings": {player: elo},
+    "multiplayer": ...}``. ``ratings`` (Bradley-Terry, Elo scale) are fit for 2-player matches only
+    (``None`` otherwise: with more players each match is one seat against the field, which is not a
+    head-to-head result). With 3 or more seats, ``multiplayer`` holds the Plackett-Luce ratings
+    (openskill, ``mu``, ``sigma``, 95% interval ``mu +- 1.96 sigma``) of ``games`` more games of line-ups
+    of all the players ([`free_for_all`][cardgym.eval.ratings.free_for_all]); ``None`` for 2 seats.
     """
     if len(players) < 2:
         raise ValueError(f"a tournament needs at least two players, got {players}")
@@ -200,4 +215,12 @@ def tournament(game, players: list, num_players: int = 2, games: int = 2000, see
         scores[(str(a), str(b))] = (r["wins"] + 0.5 * r["draws"], r["games"])
     # a Bradley-Terry fit needs head-to-head results; "one seat against the field" scores are not
     ratings = bradley_terry([str(p) for p in players], scores) if num_players == 2 else None
-    return {"game": _game(game).name, "num_players": num_players, "pairs": pairs, "ratings": ratings}
+    multiplayer = None
+    if num_players > 2:
+        multiplayer = free_for_all(game, players, num_players, games=games, seed=seed, progress=progress,
+                                   **options)
+    return {"game": _game(game).name, "num_players": num_players, "pairs": pairs, "ratings": ratings,
+            "multiplayer": multiplayer}
+
+
+from .ratings import free_for_all, plackett_luce  # noqa: E402  (ratings imports this module's helpers)

@@ -6,10 +6,15 @@
 - ``cardgym.wrappers.rllib_module.MaskedMLPModule``: an RLlib (new API stack) PPO module that reads
   that Dict and gives illegal actions zero probability. It imports Ray, so it is not imported here:
   ``from cardgym.wrappers.rllib_module import MaskedMLPModule``.
+- [`RLlibVectorEnv`][cardgym.wrappers.rllib_vector.RLlibVectorEnv] and
+  [`rllib_vector_env`][cardgym.wrappers.rllib_vector.rllib_vector_env]: the compiled vector env with
+  that Dict for RLlib's single-agent EnvRunners (``gym_env_vectorize_mode="vector_entry_point"``),
+  the batch split over one or more opponents. No Ray import.
 """
 
 from __future__ import annotations
 
 from .rllib import RLlibKeys, rllib_keys
+from .rllib_vector import PolicySlot, RLlibVectorEnv, rllib_vector_env
 
-__all__ = ["rllib_keys", "RLlibKeys"]
+__all__ = ["rllib_keys", "RLlibKeys", "RLlibVectorEnv", "rllib_vector_env", "PolicySlot"]
