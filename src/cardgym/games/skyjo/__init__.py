@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ...core.game import DictEncoder, FlatEncoder, GameSpec
 from . import views
+from .invariants import cards_of, check_state
 from .bots import bot_greedy, bot_random
 from .expert import bot_expert
 from .kernels import apply, legal, observe_vector, reset, state_vector
@@ -44,6 +45,8 @@ GAME = GameSpec(
     action_to_str=views.action_to_str,
     render_ansi=views.render_ansi,
     result=views.result,
+    check_state=check_state,
+    cards_of=cards_of,
     extras={"cards": views.cards, "resample_hidden": views.resample_hidden},
 )
 
