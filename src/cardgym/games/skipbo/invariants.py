@@ -17,6 +17,8 @@ from .rules import (
     DECK_SIZE,
     FULL_DECK,
     HAND,
+    MAX_PLAYERS,
+    MAX_STOCK,
     MAX_TURN_PLAYS,
     NUM_CODES,
     NUM_DISCARDS,
@@ -33,21 +35,25 @@ from .rules import (
 HAND_POINTS_MAX = 25 + 5 * DECK_SIZE
 
 
+_STOCK_AT = np.arange(MAX_STOCK)
+_DISC_AT = np.arange(PILE_CAP)
+_BUILD_AT = np.arange(TOP)
+_CODES = np.tile(np.arange(NUM_CODES, dtype=np.int8), MAX_PLAYERS)
+
+
 def cards_of(record, rules=None) -> np.ndarray:
     """Every card code physically in the game: stocks, hands, discard piles, build piles, completed
     stack and draw pile. A permutation of the deck in every valid record."""
     n = int(record["num_players"])
-    out = []
-    for i in range(n):
-        out.append(record["stock"][i, : int(record["stock_len"][i])])
-        out.append(np.repeat(np.arange(NUM_CODES, dtype=np.int8), record["hand"][i].astype(np.int64)))
-        for d in range(NUM_DISCARDS):
-            out.append(record["disc"][i, d, : int(record["disc_len"][i, d])])
-    for b in range(NUM_PILES):
-        out.append(record["builds"][b, : int(record["bcounts"][b])])
-    out.append(record["done"][: int(record["done_len"])])
-    out.append(record["draw"][: int(record["draw_len"])])
-    return np.concatenate(out).astype(np.int8)
+    parts = [
+        record["stock"][:n][_STOCK_AT < record["stock_len"][:n, None]],
+        np.repeat(_CODES[: n * NUM_CODES], record["hand"][:n].reshape(-1)),
+        record["disc"][:n][_DISC_AT < record["disc_len"][:n, :, None]],
+        record["builds"][_BUILD_AT < record["bcounts"][:, None]],
+        np.asarray(record["done"])[: int(record["done_len"])],
+        np.asarray(record["draw"])[: int(record["draw_len"])],
+    ]
+    return np.concatenate(parts).astype(np.int8)
 
 
 def _pile_values(rules, b: int, heights: int, count: int) -> np.ndarray:

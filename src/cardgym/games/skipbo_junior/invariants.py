@@ -12,20 +12,25 @@ import numpy as np
 
 from ...core.game import RUNNING, TERMINATED
 from ...core.invariants import all_equal, all_in_range, bad, check_codes, in_range, same_cards
-from .rules import DECK_SIZE, FULL_DECK, NUM_CODES, NUM_PILES, NUM_STACKS, TOP, WILD
+from .rules import DECK_SIZE, FULL_DECK, MAX_STOCK, NUM_CODES, NUM_PILES, NUM_STACKS, TOP, WILD
+
+
+_STOCK_AT = np.arange(MAX_STOCK)
+_STACK_AT = np.arange(DECK_SIZE)
+_BUILD_AT = np.arange(TOP)
 
 
 def cards_of(record, rules=None) -> np.ndarray:
     """Every card physically in the game: draw pile, completed stack, build piles, stocks and hand
     stacks. A permutation of the deck in every valid record."""
     n = int(record["num_players"])
-    parts = [record["draw"][: int(record["draw_len"])], record["done"][: int(record["done_len"])]]
-    for b in range(NUM_PILES):
-        parts.append(record["builds"][b, : int(record["bcounts"][b])])
-    for j in range(n):
-        parts.append(record["stock"][j, : int(record["stock_len"][j])])
-        for k in range(NUM_STACKS):
-            parts.append(record["stacks"][j, k, : int(record["stack_len"][j, k])])
+    parts = [
+        record["draw"][: int(record["draw_len"])],
+        record["done"][: int(record["done_len"])],
+        record["builds"][_BUILD_AT < record["bcounts"][:, None]],
+        record["stock"][:n][_STOCK_AT < record["stock_len"][:n, None]],
+        record["stacks"][:n][_STACK_AT < record["stack_len"][:n, :, None]],
+    ]
     return np.concatenate(parts).astype(np.int8)
 
 
