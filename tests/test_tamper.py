@@ -167,7 +167,8 @@ def child(game_name: str) -> dict:
         env = mod.raw_env(**opts)
         env.load_state_dict(base)
         before = _snapshot(env)
-        for label, name, k, v in _mutations(base["record"], game.state_dtype, game, raw.rules, rng):
+        picks = np.random.default_rng(SEED + ci)  # which array elements: independent of the play below
+        for label, name, k, v in _mutations(base["record"], game.state_dtype, game, raw.rules, picks):
             tag = f"{game_name} {opts} after {depth} actions: {label}"
             print("START", tag, file=sys.stderr, flush=True)
             summary["mutations"] += 1
