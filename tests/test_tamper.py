@@ -7,7 +7,8 @@ each array: the ends, the last cards of the live piles, the middle) to boundary 
 past them, swapped values), and loads each into an AEC env with ``load_state_dict``. Each must either
 be refused with ``ValueError`` (leaving the env exactly as it was) or load and play 200 random legal
 actions with the cards of the deck conserved after every step and a non-empty mask for the acting
-seat. The child runs the mutations in a loop and prints a JSON summary; a segfault or abort kills
+seat. The AEC bookkeeping around the record (agent_selection, agents, terminations, truncations,
+rewards) is edited the same way. The child runs the mutations in a loop and prints a JSON summary; a segfault or abort kills
 only the child, and the test names the game and the last mutation it started.
 
 Run one child by hand: ``python tests/test_tamper.py skipbo`` (progress on stderr, summary on stdout).
@@ -96,6 +97,30 @@ def _mutations(record: dict, dtype, game, rules, rng):
                 yield f"swap {a}={record[a]} <-> {b}={record[b]}", (a, b), "pair", None
 
 
+def _bookkeeping_edits(base: dict, possible: list):
+    """(label, replaced keys) for hostile AEC bookkeeping around a valid record."""
+    agents = base["agents"]
+    for a in possible:
+        if a != base["agent_selection"]:
+            yield f"agent_selection={a!r}", {"agent_selection": a}
+    yield "agent_selection='nobody'", {"agent_selection": "nobody"}
+    yield f"skip_agent_selection={possible[0]!r}", {"skip_agent_selection": possible[0]}
+    for a in agents:
+        for key in ("terminations", "truncations"):
+            yield f"{key}[{a!r}] flipped", {key: {**base[key], a: not base[key][a]}}
+        for key in ("rewards", "cumulative_rewards"):
+            for v in (float("nan"), float("inf"), 5.0, True):
+                yield f"{key}[{a!r}]={v!r}", {key: {**base[key], a: v}}
+    every = ("rewards", "cumulative_rewards", "terminations", "truncations", "infos")
+    yield "agents reversed", {"agents": agents[::-1]}
+    yield "agents=[]", {"agents": [], **{k: {} for k in every}}
+    drop = agents[-1]
+    yield f"agents without {drop!r}", {"agents": agents[:-1],
+                                       **{k: {a: v for a, v in base[k].items() if a != drop} for k in every}}
+    yield "every agent terminated", {"terminations": {a: True for a in agents}}
+    yield "every agent truncated", {"truncations": {a: True for a in agents}}
+
+
 def _apply(record: dict, name, k, v) -> dict:
     import numpy as np
 
@@ -168,12 +193,16 @@ def child(game_name: str) -> dict:
         env.load_state_dict(base)
         before = _snapshot(env)
         picks = np.random.default_rng(SEED + ci)  # which array elements: independent of the play below
-        for label, name, k, v in _mutations(base["record"], game.state_dtype, game, raw.rules, picks):
+        edits = [(label, {"record": (name, k, v)})
+                 for label, name, k, v in _mutations(base["record"], game.state_dtype, game, raw.rules, picks)]
+        edits += list(_bookkeeping_edits(base, raw.possible_agents))
+        for label, change in edits:
             tag = f"{game_name} {opts} after {depth} actions: {label}"
             print("START", tag, file=sys.stderr, flush=True)
             summary["mutations"] += 1
-            data = dict(base)
-            data["record"] = _apply(base["record"], name, k, v)
+            data = {**base, **change}
+            if "record" in change:
+                data["record"] = _apply(base["record"], *change["record"])
             try:
                 env.load_state_dict(data)
             except ValueError:
@@ -243,6 +272,32 @@ def _played(game_name, steps=40, seed=2, **opts):
     for _ in range(steps):
         raw.step(int(rng.choice(np.flatnonzero(raw.action_mask()))))
     return raw, json.loads(json.dumps(raw.state_dict())), mod
+
+
+VARIANTS = [(g, opts) for g in GAMES for opts, _ in CONFIGS[g]]
+
+
+@pytest.mark.parametrize("variant", VARIANTS, ids=[f"{g}-{i}" for i, (g, _) in enumerate(VARIANTS)])
+def test_every_reached_state_passes_the_validator(variant):
+    """No false refusal: the states a game reaches (bots and random play, through episode ends) load."""
+    import cardgym
+
+    game_name, opts = variant
+    game = cardgym.get_game(game_name)
+    raw = __import__(cardgym.GAMES[game_name][0], fromlist=["raw_env"]).raw_env(**opts)
+    raw.reset(seed=21)
+    rng = np.random.default_rng(21)
+    for t in range(900):
+        if not raw.agents:
+            raw.reset()
+        agent = raw.agent_selection
+        if t % 5 == 0 or raw.terminations[agent] or raw.truncations[agent]:
+            game.validate_record(raw.record, raw.rules)
+        if raw.terminations[agent] or raw.truncations[agent]:
+            raw.step(None)
+            continue
+        greedy = rng.random() < 0.8
+        raw.step(raw.bot_action("greedy") if greedy else int(rng.choice(np.flatnonzero(raw.action_mask()))))
 
 
 #: the states of issue 11 that crashed or corrupted main: (game, steps, edit, message)
