@@ -246,12 +246,18 @@ def test_tampered_states_are_refused_or_play_safely(children, game):
     out, err = proc.communicate(timeout=600)
     starts = [line for line in err.splitlines() if line.startswith("START ")]
     last = starts[-1][6:] if starts else "(none)"
-    assert proc.returncode == 0, (
-        f"{game}: the child died with return code {proc.returncode} "
-        f"({'signal ' + str(-proc.returncode) if proc.returncode < 0 else 'error'}) during mutation: {last}\n"
-        f"{err[-3000:]}"
-    )
-    summary = json.loads(out.strip().splitlines()[-1])
+    lines = out.strip().splitlines()
+    summary = json.loads(lines[-1]) if lines and lines[-1].startswith("{") else None
+    if proc.returncode != 0:
+        found = "" if summary is None else (
+            f"; it finished its loop first (so memory was corrupted earlier) with {len(summary['failures'])} "
+            "failures:\n" + "\n".join(summary["failures"][:10]))
+        tail = "\n".join(line for line in err.splitlines()[-40:] if not line.startswith("START "))
+        pytest.fail(
+            f"{game}: the child died with return code {proc.returncode} "
+            f"({'signal ' + str(-proc.returncode) if proc.returncode < 0 else 'error'}); last mutation "
+            f"started: {last}{found}\n{tail[-2000:]}"
+        )
     assert summary["configs"] == len(CONFIGS[game])
     assert summary["mutations"] > 300 * len(CONFIGS[game]) // 2, summary
     assert summary["refused"] > 0 and summary["played"] > 0, summary

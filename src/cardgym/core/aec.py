@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import math
 import warnings
 
 import numpy as np
@@ -45,6 +46,13 @@ def parse_reset_options(game: GameSpec, options, who: str):
     if options.get("deck") is None:
         return np.empty(0, np.int8)
     return game.check_deck(options["deck"])
+
+
+def _finite(v) -> bool:
+    try:
+        return math.isfinite(float(v))
+    except OverflowError:  # an int too large for a float
+        return False
 
 
 class CardGameAEC(AECEnv, EzPickle):
@@ -333,11 +341,11 @@ class CardGameAEC(AECEnv, EzPickle):
         for key, kind in (("rewards", "number"), ("cumulative_rewards", "number"), ("terminations", "bool"),
                           ("truncations", "bool"), ("infos", "dict")):
             value = data[key]
-            if not isinstance(value, dict) or sorted(value) != sorted(agents):
+            if not isinstance(value, dict) or set(value) != set(agents):
                 raise ValueError(f"state_dict {key} must be a dict over the agents {agents}, got {value!r}")
             for a, v in value.items():
                 ok = (isinstance(v, bool) if kind == "bool" else isinstance(v, dict) if kind == "dict" else
-                      isinstance(v, (int, float)) and not isinstance(v, bool) and np.isfinite(v))
+                      isinstance(v, (int, float)) and not isinstance(v, bool) and _finite(v))
                 if not ok:
                     raise ValueError(f"state_dict {key}[{a!r}]={v!r} must be a {'finite ' * (kind == 'number')}{kind}")
             book[key] = copy.deepcopy(value) if kind == "dict" else {a: value[a] for a in agents}
