@@ -14,7 +14,6 @@ from gymnasium import spaces
 from .aec import check_seed, entropy_seed, parse_reset_options, render_frame
 from .game import RUNNING, DictEncoder, GameSpec
 from .opponents import resolve_opponent, resolve_seat
-from .records import check_state_header, load_record, record_to_dict
 
 
 class CardGameEnv(gym.Env):
@@ -213,6 +212,8 @@ class CardGameEnv(gym.Env):
 
     # ------------------------------------------------------------ saved states
     def state_dict(self) -> dict:
+        from .records import record_to_dict
+
         """The environment's state as plain JSON-able data: the game record (`record_to_dict`, the
         AEC env's format), the learner's ``seat`` and whether the episode is ``done``."""
         if not self._started:
@@ -236,6 +237,8 @@ class CardGameEnv(gym.Env):
         episode that is not ``done`` must be at the learner's decision. The mask and the observation
         are recomputed from the record. See docs/api.md, "Saved states".
         """
+        from .records import check_state_header, load_record
+
         check_state_header(self.game, self.rules, data, self.game.gym_id)
         missing = [k for k in ("record", "seat", "done") if k not in data]
         if missing:

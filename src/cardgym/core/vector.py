@@ -10,7 +10,6 @@ from gymnasium.vector.utils import batch_space
 from .aec import check_seed, entropy_seed
 from .game import DictEncoder, GameSpec
 from .opponents import is_bot_name, resolve_opponent, resolve_seat
-from .records import check_state_header, load_record, record_to_dict
 
 _MODES = {"next_step": AutoresetMode.NEXT_STEP, "same_step": AutoresetMode.SAME_STEP}
 
@@ -269,6 +268,8 @@ class CardGameVectorEnv(VectorEnv):
 
     # ------------------------------------------------------------ saved states
     def state_dict(self) -> dict:
+        from .records import record_to_dict
+
         """The batch's state as plain JSON-able data: one game record per env (`record_to_dict`, the
         AEC env's format), the learner's seat in each and which envs reset on the next step
         (``needs_reset``, the ``"next_step"`` autoreset)."""
@@ -294,6 +295,8 @@ class CardGameVectorEnv(VectorEnv):
         that does not reset on the next step must be running at its learner's decision. Masks and
         observations are recomputed from the records. See docs/api.md, "Saved states".
         """
+        from .records import check_state_header, load_record
+
         check_state_header(self.game, self.rules, data, self.game.gym_id)
         missing = [k for k in ("num_envs", "records", "seats", "needs_reset") if k not in data]
         if missing:

@@ -22,6 +22,8 @@ GAME = GameSpec(
     rules_cls=SkipBoRules,
     state_dtype=STATE_DTYPE,
     deck=FULL_DECK,
+    check_state=check_state,
+    cards_of=cards_of,
     reset=reset,
     legal=legal,
     apply=apply,
@@ -39,8 +41,6 @@ GAME = GameSpec(
     action_to_str=action_to_str,
     render_ansi=render_ansi,
     result=result,
-    check_state=check_state,
-    cards_of=cards_of,
     extras={"cards": cards, "resample_hidden": resample_hidden},
 )
 

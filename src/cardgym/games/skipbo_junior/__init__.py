@@ -228,6 +228,8 @@ GAME = GameSpec(
     rules_cls=JuniorRules,
     state_dtype=STATE_DTYPE,
     deck=FULL_DECK.copy(),
+    check_state=check_state,
+    cards_of=cards_of,
     reset=K.reset,
     legal=K.legal,
     apply=K.apply,
@@ -248,7 +250,5 @@ GAME = GameSpec(
     action_to_str=action_to_str,
     render_ansi=render_ansi,
     result=result,
-    check_state=check_state,
-    cards_of=cards_of,
     extras={"cards": cards, "resample_hidden": resample_hidden, "state_layout": state_layout},
 )

@@ -21,6 +21,8 @@ GAME = GameSpec(
     rules_cls=SkyjoRules,
     state_dtype=STATE_DTYPE,
     deck=DECK,
+    check_state=check_state,
+    cards_of=cards_of,
     reset=reset,
     legal=legal,
     apply=apply,
@@ -45,8 +47,6 @@ GAME = GameSpec(
     action_to_str=views.action_to_str,
     render_ansi=views.render_ansi,
     result=views.result,
-    check_state=check_state,
-    cards_of=cards_of,
     extras={"cards": views.cards, "resample_hidden": views.resample_hidden},
 )
 
