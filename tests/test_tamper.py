@@ -8,8 +8,9 @@ past them, swapped values), and loads each into an AEC env with ``load_state_dic
 be refused with ``ValueError`` (leaving the env exactly as it was) or load and play 200 random legal
 actions with the cards of the deck conserved after every step and a non-empty mask for the acting
 seat. The AEC bookkeeping around the record (agent_selection, agents, terminations, truncations,
-rewards) is edited the same way. The child runs the mutations in a loop and prints a JSON summary; a segfault or abort kills
-only the child, and the test names the game and the last mutation it started.
+rewards) is edited the same way. The child runs the mutations in a loop and prints a JSON summary; a
+segfault, abort or hang kills only the child, and the test names the game and the last mutation it
+started.
 
 Run one child by hand: ``python tests/test_tamper.py skipbo`` (progress on stderr, summary on stdout).
 """
@@ -55,8 +56,6 @@ SEED = 11
 # ------------------------------------------------------------------------------------------ child
 def _mutations(record: dict, dtype, game, rules, rng):
     """(label, field, flat index or None, new value) for every hostile edit of ``record``."""
-    import numpy as np
-
     deck = int(len(game.deck))
     common = [-1, 0, 1, rules.num_players, rules.num_players - 1, game.max_players, deck, deck + 1, 127]
     scalars = []
@@ -122,8 +121,6 @@ def _bookkeeping_edits(base: dict, possible: list):
 
 
 def _apply(record: dict, name, k, v) -> dict:
-    import numpy as np
-
     out = dict(record)
     if k == "pair":
         a, b = name
@@ -150,8 +147,6 @@ def _snapshot(raw):
 
 def _play(raw, game, deck, rng, steps):
     """Random legal play; returns a failure string or None."""
-    import numpy as np
-
     cards_of = getattr(game, "cards_of", None) or (lambda r, rules: game.extras["cards"](r))
     for t in range(steps):
         if not raw.agents:
@@ -171,8 +166,6 @@ def _play(raw, game, deck, rng, steps):
 
 
 def child(game_name: str) -> dict:
-    import numpy as np
-
     import cardgym
 
     game = cardgym.get_game(game_name)
@@ -243,7 +236,13 @@ def children():
 @pytest.mark.parametrize("game", GAMES)
 def test_tampered_states_are_refused_or_play_safely(children, game):
     proc = children[game]
-    out, err = proc.communicate(timeout=600)
+    try:
+        out, err = proc.communicate(timeout=600)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        out, err = proc.communicate()
+        starts = [line for line in err.splitlines() if line.startswith("START ")]
+        pytest.fail(f"{game}: the child hung for 600 s; last mutation started: {starts[-1][6:] if starts else None}")
     starts = [line for line in err.splitlines() if line.startswith("START ")]
     last = starts[-1][6:] if starts else "(none)"
     lines = out.strip().splitlines()
@@ -267,8 +266,6 @@ def test_tampered_states_are_refused_or_play_safely(children, game):
 
 # ------------------------------------------------------------------------- in-process checks
 def _played(game_name, steps=40, seed=2, **opts):
-    import numpy as np
-
     import cardgym
 
     mod = __import__(cardgym.GAMES[game_name][0], fromlist=["raw_env"])
