@@ -212,10 +212,10 @@ class CardGameEnv(gym.Env):
 
     # ------------------------------------------------------------ saved states
     def state_dict(self) -> dict:
-        from .records import record_to_dict
-
         """The environment's state as plain JSON-able data: the game record (`record_to_dict`, the
         AEC env's format), the learner's ``seat`` and whether the episode is ``done``."""
+        from .records import record_to_dict
+
         if not self._started:
             raise RuntimeError("state_dict() called before reset()")
         return {

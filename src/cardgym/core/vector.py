@@ -268,11 +268,11 @@ class CardGameVectorEnv(VectorEnv):
 
     # ------------------------------------------------------------ saved states
     def state_dict(self) -> dict:
-        from .records import record_to_dict
-
         """The batch's state as plain JSON-able data: one game record per env (`record_to_dict`, the
         AEC env's format), the learner's seat in each and which envs reset on the next step
         (``needs_reset``, the ``"next_step"`` autoreset)."""
+        from .records import record_to_dict
+
         if not self._started:
             raise RuntimeError("state_dict() called before reset()")
         return {
