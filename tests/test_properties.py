@@ -1,6 +1,7 @@
 """Property tests over random play, for every game configuration.
 
-- cards are conserved (every card of the deck is somewhere, exactly once);
+- cards are conserved (every card of the deck is somewhere, exactly once) and the states reached pass
+  ``GameSpec.validate_record`` (what ``load_state_dict`` accepts);
 - the mask equals an independent, plain-Python reading of the rules (tests/reference.py);
 - nothing hidden from a seat reaches that seat's observations (resample what it cannot see: its
   observation must not change);
@@ -47,9 +48,14 @@ def test_cards_are_conserved(cfg, seed):
     raw.reset(seed=seed)
     want = np.sort(game.deck.astype(np.int64))
 
+    visited = [0]
+
     def check(r):
-        cards = np.sort(np.asarray(game.extras["cards"](r.record), np.int64))
+        cards = np.sort(np.asarray(game.cards_of(r.record, r.rules), np.int64))
         np.testing.assert_array_equal(cards, want)
+        visited[0] += 1
+        if visited[0] % 10 == 0:  # every reachable state passes the load-time validator
+            game.validate_record(r.record, r.rules)
 
     random_walk(raw, np.random.default_rng(seed), 400, check)
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import math
 import warnings
 
 import numpy as np
@@ -15,7 +16,7 @@ from pettingzoo.utils.env_logger import EnvLogger
 from .actions import check_action
 from .fastcall import entry
 from .game import RUNNING, TRUNCATED, DictEncoder, GameSpec
-from .records import record_from_dict, record_to_dict
+from .records import check_state_header, load_record, record_to_dict
 
 RESET_OPTIONS = ("deck",)
 
@@ -46,6 +47,13 @@ def parse_reset_options(game: GameSpec, options, who: str):
     if options.get("deck") is None:
         return np.empty(0, np.int8)
     return game.check_deck(options["deck"])
+
+
+def _finite(v) -> bool:
+    try:
+        return math.isfinite(float(v))
+    except OverflowError:  # an int too large for a float
+        return False
 
 
 class CardGameAEC(AECEnv, EzPickle):
@@ -299,26 +307,94 @@ class CardGameAEC(AECEnv, EzPickle):
         }
 
     def load_state_dict(self, data: dict) -> None:
-        """Restore a [`state_dict`][cardgym.core.aec.CardGameAEC.state_dict] taken from an environment with the same rules."""
-        if not isinstance(data, dict) or data.get("env") != self.game.env_name:
-            raise ValueError(f"state_dict is not a {self.game.env_name} state (env={data.get('env')!r})")
-        if data.get("rules") != self.rules.as_dict():
-            raise ValueError(
-                f"state_dict rules {data.get('rules')} differ from this environment's {self.rules.as_dict()}"
-            )
-        self._states[:] = record_from_dict(self.game.state_dtype, data["record"])
-        self.agents = list(data["agents"])
-        self.agent_selection = data["agent_selection"]
-        self.rewards = dict(data["rewards"])
+        """Restore a [`state_dict`][cardgym.core.aec.CardGameAEC.state_dict] taken from an environment with the same rules.
+
+        Everything is checked before anything changes, so a refused state (``ValueError`` naming the
+        field and the reason) leaves this environment exactly as it was: the record must be a state
+        these rules can reach (`cardgym.core.game.GameSpec.validate_record`: lengths, card codes, the
+        deck's cards, counters, seats), and the AEC bookkeeping must agree with it (``agents`` in seat
+        order, ``agent_selection`` the seat to act while the game runs, every agent terminated once
+        the record is terminated, truncated once it is truncated, rewards those of the record's last
+        action or zero). See docs/api.md, "Saved states".
+        """
+        arr, book = self._parse_state_dict(data)
+        self._states[:] = arr
+        self.agents = book["agents"]
+        self.agent_selection = book["agent_selection"]
+        self.rewards = book["rewards"]
         self._rewards_zero = not any(self.rewards.values())
-        self._cumulative_rewards = dict(data["cumulative_rewards"])
-        self.terminations = dict(data["terminations"])
-        self.truncations = dict(data["truncations"])
-        self.infos = copy.deepcopy(data["infos"])
-        self._skip_agent_selection = data.get("skip_agent_selection")
+        self._cumulative_rewards = book["cumulative_rewards"]
+        self.terminations = book["terminations"]
+        self.truncations = book["truncations"]
+        self.infos = book["infos"]
+        self._skip_agent_selection = book["skip_agent_selection"]
         self._cur, self._status, _ = self._c.legal_one(self._states, 0, self._params, self._mask)
         self._next_obs_seat = -1
         self._started = True
+
+    def _parse_state_dict(self, data) -> tuple:
+        """(record array, bookkeeping) of a state dict, or ``ValueError``; changes nothing."""
+        game = self.game
+        check_state_header(game, self.rules, data, game.env_name)
+        keys = ("record", "agents", "agent_selection", "rewards", "cumulative_rewards", "terminations",
+                "truncations", "infos")
+        missing = [k for k in keys if k not in data]
+        if missing:
+            raise ValueError(f"state_dict misses {missing}")
+        arr = load_record(game, self.rules, data["record"])
+        rec = arr[0]
+        possible = self.possible_agents
+        agents = data["agents"]
+        if not isinstance(agents, list) or agents != [a for a in possible if a in agents]:
+            raise ValueError(f"state_dict agents {agents!r} must be distinct agents of {possible}, in seat order")
+        book = {"agents": list(agents)}
+        for key, kind in (("rewards", "number"), ("cumulative_rewards", "number"), ("terminations", "bool"),
+                          ("truncations", "bool"), ("infos", "dict")):
+            value = data[key]
+            if not isinstance(value, dict) or set(value) != set(agents):
+                raise ValueError(f"state_dict {key} must be a dict over the agents {agents}, got {value!r}")
+            for a, v in value.items():
+                ok = (isinstance(v, bool) if kind == "bool" else isinstance(v, dict) if kind == "dict" else
+                      isinstance(v, (int, float)) and not isinstance(v, bool) and _finite(v))
+                if not ok:
+                    raise ValueError(f"state_dict {key}[{a!r}]={v!r} must be a {'finite ' * (kind == 'number')}{kind}")
+            book[key] = copy.deepcopy(value) if kind == "dict" else {a: value[a] for a in agents}
+        sel = data["agent_selection"]
+        if sel not in possible or (agents and sel not in agents):
+            raise ValueError(f"state_dict agent_selection {sel!r} is not one of the agents {agents or possible}")
+        skip = data.get("skip_agent_selection")
+        if skip is not None and skip not in possible:
+            raise ValueError(f"state_dict skip_agent_selection {skip!r} is not one of {possible}")
+        book["agent_selection"], book["skip_agent_selection"] = sel, skip
+        status, cur = int(rec["status"]), int(rec["current"])
+        term, trunc, rew = book["terminations"], book["truncations"], book["rewards"]
+        ended_by_wrapper = status == RUNNING and all(term[a] and trunc[a] for a in agents)
+        if status == RUNNING and not ended_by_wrapper:
+            # a game in progress: nobody is done, nobody has left, the seat to act is selected
+            if agents != possible or any(term.values()) or any(trunc.values()) or skip is not None:
+                raise ValueError(
+                    f"state_dict bookkeeping of a running game must list every agent {possible} as neither "
+                    f"terminated nor truncated (got agents {agents}, terminations {term}, truncations {trunc})"
+                )
+            if sel != possible[cur]:
+                raise ValueError(
+                    f"state_dict agent_selection {sel!r} is not the seat to act, {possible[cur]!r} "
+                    f"(record current={cur})"
+                )
+        elif status != RUNNING:
+            want_term = status != TRUNCATED
+            if any(term[a] != want_term or trunc[a] == want_term for a in agents):
+                raise ValueError(
+                    f"state_dict terminations {term} / truncations {trunc} disagree with the record's "
+                    f"status={status} ({'terminated' if want_term else 'truncated'}: every agent is)"
+                )
+        if not ended_by_wrapper and any(rew.values()):
+            paid = {a: float(rec["reward"][self._index[a]]) for a in agents}
+            if any(float(rew[a]) != paid[a] for a in agents):
+                raise ValueError(
+                    f"state_dict rewards {rew} are neither zero nor the rewards of the record's last action {paid}"
+                )
+        return arr, book
 
     def clone(self):
         """An independent copy that continues exactly like this environment."""

@@ -159,6 +159,61 @@ class GameSpec:
     render_ansi: Callable[[Any, Any], str]  # (record, rules) -> str, public view of the table
     result: Callable[[Any, Any], dict]  # (record, rules) -> JSON-able summary (scores, winners...)
     extras: Mapping[str, Any] = field(default_factory=dict)
+    #: the game's own state invariants, ``(record, rules) -> None`` raising ``ValueError`` (written beside
+    #: the rules in ``games/<game>/invariants.py``); `validate_record` runs it after the header checks
+    check_state: Callable[[Any, Any], None] | None = None
+    #: every card code physically in a *valid* record, ``(record, rules) -> int8 array`` (the test kit's
+    #: card-conservation check and `validate_record` use it)
+    cards_of: Callable[[Any, Any], np.ndarray] | None = None
+
+    def validate_record(self, record, rules) -> None:
+        """Raise ``ValueError`` (naming the field and the reason) unless ``record`` is a state these
+        ``rules`` can reach: the common header, then the game's `check_state` (every length within its
+        array, every card code valid, the cards a permutation of the deck, counters and seats in range
+        and consistent), then, for a running game, that the seat to act has a legal action (the
+        compiled ``legal`` kernel run on a copy, only once every bound is known to be safe).
+
+        Nothing here runs on ``step()``: environments call it when they load a state.
+        """
+        from .invariants import check_common
+
+        if not isinstance(record, (np.void, np.ndarray)) or record.dtype != self.state_dtype:
+            got = getattr(record, "dtype", type(record).__name__)
+            raise ValueError(f"a {self.name} state record must have the game's record dtype, got {got}")
+        if isinstance(record, np.ndarray):
+            if record.shape != ():
+                raise ValueError(f"validate_record takes one record, got an array of shape {record.shape}")
+            record = record[()]
+        check_common(record, rules)
+        if self.check_state is not None:
+            self.check_state(record, rules)
+        if int(record["status"]) == RUNNING:
+            tmp = np.zeros(1, self.state_dtype)
+            tmp[0] = record
+            if _jit_disabled():
+                tmp = tmp.view(np.recarray)
+            mask = np.zeros(self.num_actions, np.int8)
+            self.compiled().legal_one(tmp, 0, rules.params(), mask)
+            if not mask.any():
+                raise ValueError(
+                    f"state field 'current'={int(record['current'])}: the seat to act has no legal action "
+                    f"in this state (a running {self.name} game always offers one)"
+                )
+
+    def validate_records(self, states, rules) -> None:
+        """`validate_record` on every record of a batch (e.g. a vector env's or a trainer's saved
+        ``states``); the error names the index of the first bad record."""
+        if not isinstance(states, np.ndarray) or states.dtype != self.state_dtype or states.ndim != 1:
+            got = getattr(states, "dtype", type(states).__name__)
+            raise ValueError(
+                f"{self.name} states must be a 1-d array of the game's record dtype, got {got} "
+                f"shape {getattr(states, 'shape', None)}"
+            )
+        for i in range(states.shape[0]):
+            try:
+                self.validate_record(states[i], rules)
+            except ValueError as exc:
+                raise ValueError(f"record {i}: {exc}") from None
 
     def compiled(self):
         """This game's compiled entry points (the ``core/bound.py`` template bound to its kernels)."""

@@ -29,10 +29,40 @@ def record_from_dict(dtype: np.dtype, data: dict) -> np.ndarray:
     for name in names:
         want = dtype[name]
         try:
-            value = np.asarray(data[name], dtype=want.base)
+            value = np.asarray(data[name])
         except (OverflowError, ValueError, TypeError) as exc:
             raise ValueError(f"state field {name!r}: {exc}") from None
         if value.shape != want.shape:
             raise ValueError(f"state field {name!r} has shape {value.shape}, expected {want.shape}")
-        arr[0][name] = value
+        base = want.base
+        if np.issubdtype(base, np.integer):
+            if value.dtype.kind not in "iu":
+                raise ValueError(f"state field {name!r} must hold integers, got {value.dtype} values")
+            info = np.iinfo(base)
+            if value.size and (value.min() < info.min or value.max() > info.max):
+                bad = value.min() if value.min() < info.min else value.max()
+                raise ValueError(
+                    f"state field {name!r} holds {int(bad)}, outside its {base} range {info.min}..{info.max}"
+                )
+        elif value.dtype.kind not in "iuf":
+            raise ValueError(f"state field {name!r} must hold numbers, got {value.dtype} values")
+        arr[0][name] = value.astype(base)
+    return arr
+
+
+def check_state_header(game, rules, data, env_name: str) -> None:
+    """The envelope of a saved environment state: a dict of this game's env and these rules."""
+    if not isinstance(data, dict):
+        raise ValueError(f"state_dict must be a dict, got {type(data).__name__}")
+    if data.get("env") != env_name or data.get("game", game.name) != game.name:
+        raise ValueError(f"state_dict is not a {env_name} state (env={data.get('env')!r})")
+    if data.get("rules") != rules.as_dict():
+        raise ValueError(f"state_dict rules {data.get('rules')} differ from this environment's {rules.as_dict()}")
+
+
+def load_record(game, rules, data) -> np.ndarray:
+    """A 1-element record array from `record_to_dict` output, refused with ``ValueError`` unless it is
+    a state these rules can reach (`cardgym.core.game.GameSpec.validate_record`)."""
+    arr = record_from_dict(game.state_dtype, data)
+    game.validate_record(arr[0], rules)
     return arr

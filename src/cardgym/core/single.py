@@ -238,6 +238,70 @@ class CardGameEnv(gym.Env):
             self.render()
         return self._observation(self.seat), reward, terminated, truncated, self._info()
 
+    # ------------------------------------------------------------ saved states
+    def state_dict(self) -> dict:
+        """The environment's state as plain JSON-able data: the game record (`record_to_dict`, the
+        AEC env's format), the learner's ``seat`` and whether the episode is ``done``."""
+        from .records import record_to_dict
+
+        if not self._started:
+            raise RuntimeError("state_dict() called before reset()")
+        return {
+            "game": self.game.name,
+            "env": self.game.gym_id,
+            "rules": self.rules.as_dict(),
+            "record": record_to_dict(self._states[0]),
+            "seat": int(self.seat),
+            "done": bool(self._done),
+        }
+
+    def load_state_dict(self, data: dict) -> None:
+        """Restore a [`state_dict`][cardgym.core.single.CardGameEnv.state_dict] taken from an
+        environment with the same rules (and the same fixed ``seat``, if it has one).
+
+        Checked before anything changes (a refused state raises ``ValueError`` and leaves this
+        environment as it was): the record must be a state these rules can reach
+        (`cardgym.core.game.GameSpec.validate_record`), ``seat`` a seat of the game, and a running
+        episode that is not ``done`` must be at the learner's decision. The mask and the observation
+        are recomputed from the record. See docs/api.md, "Saved states".
+        """
+        from .records import check_state_header, load_record
+
+        check_state_header(self.game, self.rules, data, self.game.gym_id)
+        missing = [k for k in ("record", "seat", "done") if k not in data]
+        if missing:
+            raise ValueError(f"state_dict misses {missing}")
+        arr = load_record(self.game, self.rules, data["record"])
+        seat, done = data["seat"], data["done"]
+        n = self.rules.num_players
+        if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < n:
+            raise ValueError(f"state_dict seat={seat!r} must be a seat 0..{n - 1}")
+        if self._seat_choice >= 0 and seat != self._seat_choice:
+            raise ValueError(f"state_dict seat={seat} differs from this environment's seat={self._seat_choice}")
+        if not isinstance(done, bool):
+            raise ValueError(f"state_dict done={done!r} must be True or False")
+        rec = arr[0]
+        running = int(rec["status"]) == RUNNING
+        if not running and not done:
+            raise ValueError(f"state_dict done=False but the record's game is over (status={int(rec['status'])})")
+        if running and not done and int(rec["current"]) != seat:
+            raise ValueError(
+                f"state_dict record current={int(rec['current'])} is not the learner's seat {seat}: a running "
+                "single-agent episode waits at the learner's decision"
+            )
+        self._states[:] = arr
+        self.seat = seat
+        self._seats[0] = seat  # the compiled step's learner seat
+        self._done = done
+        self._needs_reset[0] = False
+        if running:
+            self._c.legal_one(self._states, 0, self._params, self._masks[0])
+        else:
+            self._masks[0, :] = 0
+        if self._flat:
+            self._c.observe_one(self._states, 0, self._params, seat, self._obs[0], self._which_obs)
+        self._started = True
+
     def render(self):
         if self.render_mode is None:
             return None

@@ -288,5 +288,81 @@ class CardGameVectorEnv(VectorEnv):
         """The batch of state records (a view)."""
         return self._states
 
+    # ------------------------------------------------------------ saved states
+    def state_dict(self) -> dict:
+        """The batch's state as plain JSON-able data: one game record per env (`record_to_dict`, the
+        AEC env's format), the learner's seat in each and which envs reset on the next step
+        (``needs_reset``, the ``"next_step"`` autoreset)."""
+        from .records import record_to_dict
+
+        if not self._started:
+            raise RuntimeError("state_dict() called before reset()")
+        return {
+            "game": self.game.name,
+            "env": self.game.gym_id,
+            "rules": self.rules.as_dict(),
+            "num_envs": self.num_envs,
+            "records": [record_to_dict(r) for r in self._states],
+            "seats": [int(x) for x in self._seats],
+            "needs_reset": [bool(x) for x in self._needs_reset],
+        }
+
+    def load_state_dict(self, data: dict) -> None:
+        """Restore a [`state_dict`][cardgym.core.vector.CardGameVectorEnv.state_dict] taken from a
+        vector env with the same rules, ``num_envs`` (and fixed ``seat``, if it has one).
+
+        Checked before anything changes (a refused state raises ``ValueError`` naming the env index
+        and leaves this environment as it was): every record must be a state these rules can reach
+        (`cardgym.core.game.GameSpec.validate_record`), every seat a seat of the game, and every env
+        that does not reset on the next step must be running at its learner's decision. Masks and
+        observations are recomputed from the records. See docs/api.md, "Saved states".
+        """
+        from .records import check_state_header, load_record
+
+        check_state_header(self.game, self.rules, data, self.game.gym_id)
+        missing = [k for k in ("num_envs", "records", "seats", "needs_reset") if k not in data]
+        if missing:
+            raise ValueError(f"state_dict misses {missing}")
+        m, n = self.num_envs, self.rules.num_players
+        if data["num_envs"] != m:
+            raise ValueError(f"state_dict num_envs={data['num_envs']!r} differs from this environment's {m}")
+        records, seats, resets = data["records"], data["seats"], data["needs_reset"]
+        for key, value in (("records", records), ("seats", seats), ("needs_reset", resets)):
+            if not isinstance(value, list) or len(value) != m:
+                raise ValueError(f"state_dict {key} must be a list of {m} entries")
+        arr = self.game.new_states(m)
+        for i in range(m):
+            try:
+                arr[i] = load_record(self.game, self.rules, records[i])[0]
+            except ValueError as exc:
+                raise ValueError(f"state_dict records[{i}]: {exc}") from None
+            seat, reset = seats[i], resets[i]
+            if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < n:
+                raise ValueError(f"state_dict seats[{i}]={seat!r} must be a seat 0..{n - 1}")
+            if self._seat_choice >= 0 and seat != self._seat_choice:
+                raise ValueError(f"state_dict seats[{i}]={seat} differs from this environment's seat={self._seat_choice}")
+            if not isinstance(reset, bool):
+                raise ValueError(f"state_dict needs_reset[{i}]={reset!r} must be True or False")
+            if not reset and (int(arr[i]["status"]) != 0 or int(arr[i]["current"]) != seat):
+                raise ValueError(
+                    f"state_dict records[{i}] (status={int(arr[i]['status'])}, current={int(arr[i]['current'])}) "
+                    f"is not at learner {seat}'s decision and needs_reset[{i}] is False"
+                )
+        self._states[:] = arr
+        self._seats[:] = seats
+        self._needs_reset[:] = resets
+        for k in (self._rew, self._term, self._trunc, self._illegal):
+            k[:] = 0
+        for i in range(m):
+            if resets[i]:
+                self._masks[i] = 0
+            else:
+                self._c.legal_one(self._states, i, self._params, self._masks[i])
+            self._c.observe_one(self._states, i, self._params, seats[i], self._obs[i], self._which_obs)
+        if self._policy is not None:
+            self._runner.seat_player[:, :] = 0
+            self._runner.seat_player[np.arange(m), self._seats] = -1
+        self._started = True
+
     def close_extras(self, **kwargs):
         pass

@@ -5,6 +5,7 @@ from __future__ import annotations
 from ...core.game import DictEncoder, FlatEncoder, GameSpec
 from .bots import bot_greedy, bot_random
 from .expert import bot_expert
+from .invariants import cards_of, check_state
 from .kernels import apply, legal, reset, state_size_n, state_vector
 from .observe import dict_encode, dict_space, observe_vector, vector_layout
 from .rules import FULL_DECK, MAX_PLAYERS, MIN_PLAYERS, NUM_ACTIONS, STATE_DTYPE, SkipBoRules
@@ -21,6 +22,8 @@ GAME = GameSpec(
     rules_cls=SkipBoRules,
     state_dtype=STATE_DTYPE,
     deck=FULL_DECK,
+    check_state=check_state,
+    cards_of=cards_of,
     reset=reset,
     legal=legal,
     apply=apply,

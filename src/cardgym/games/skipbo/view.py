@@ -118,19 +118,10 @@ def result(rec, rules) -> dict:
 
 def cards(rec) -> np.ndarray:
     """Every card code physically in the game (stocks, hands, discard piles, build piles, completed
-    stack, draw pile)."""
-    n = int(rec["num_players"])
-    out = []
-    for i in range(n):
-        out.append(rec["stock"][i, : int(rec["stock_len"][i])])
-        out.append(np.repeat(np.arange(NUM_CODES, dtype=np.int8), rec["hand"][i].astype(np.int64)))
-        for d in range(NUM_DISCARDS):
-            out.append(rec["disc"][i, d, : int(rec["disc_len"][i, d])])
-    for b in range(NUM_PILES):
-        out.append(rec["builds"][b, : int(rec["bcounts"][b])])
-    out.append(rec["done"][: int(rec["done_len"])])
-    out.append(rec["draw"][: int(rec["draw_len"])])
-    return np.concatenate(out).astype(np.int8)
+    stack, draw pile): `invariants.cards_of`."""
+    from .invariants import cards_of
+
+    return cards_of(rec)
 
 
 def resample_hidden(rec, rules, seat: int, np_rng) -> np.ndarray:

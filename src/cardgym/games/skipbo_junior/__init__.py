@@ -13,6 +13,7 @@ from ...core.game import DictEncoder, Field, FlatEncoder, GameSpec
 from . import kernels as K
 from .bots import bot_greedy, bot_random
 from .expert import bot_expert
+from .invariants import cards_of, check_state
 from .rules import (
     DECK_SIZE,
     END_TURN,
@@ -187,16 +188,9 @@ def result(record, rules) -> dict:
 
 
 def cards(record) -> np.ndarray:
-    """Every card physically in the game (a permutation of the deck at every moment)."""
-    n = int(record["num_players"])
-    parts = [record["draw"][: int(record["draw_len"])], record["done"][: int(record["done_len"])]]
-    for b in range(NUM_PILES):
-        parts.append(record["builds"][b, : int(record["bcounts"][b])])
-    for j in range(n):
-        parts.append(record["stock"][j, : int(record["stock_len"][j])])
-        for k in range(NUM_STACKS):
-            parts.append(record["stacks"][j, k, : int(record["stack_len"][j, k])])
-    return np.concatenate(parts).astype(np.int8)
+    """Every card physically in the game (a permutation of the deck at every moment):
+    `invariants.cards_of`."""
+    return cards_of(record)
 
 
 def resample_hidden(record, rules, seat, np_rng):
@@ -234,6 +228,8 @@ GAME = GameSpec(
     rules_cls=JuniorRules,
     state_dtype=STATE_DTYPE,
     deck=FULL_DECK.copy(),
+    check_state=check_state,
+    cards_of=cards_of,
     reset=K.reset,
     legal=K.legal,
     apply=K.apply,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ...core.game import DictEncoder, FlatEncoder, GameSpec
 from . import views
+from .invariants import cards_of, check_state
 from .bots import bot_greedy, bot_random
 from .expert import bot_expert
 from .kernels import apply, legal, observe_vector, reset, state_vector
@@ -20,6 +21,8 @@ GAME = GameSpec(
     rules_cls=SkyjoRules,
     state_dtype=STATE_DTYPE,
     deck=DECK,
+    check_state=check_state,
+    cards_of=cards_of,
     reset=reset,
     legal=legal,
     apply=apply,

@@ -238,18 +238,10 @@ def result(r, rules) -> dict:
 
 
 def cards(r) -> np.ndarray:
-    """Every card code physically in the game (grids, piles, held card)."""
-    n = int(r["num_players"])
-    up = np.asarray(r["up"])[:n]
-    grid = np.asarray(r["grid"])[:n]
-    parts = [
-        grid[up != REMOVED],
-        np.asarray(r["draw"])[: int(r["draw_len"])],
-        np.asarray(r["discard"])[: int(r["discard_len"])],
-    ]
-    if int(r["phase"]) in (PH_DRAWN, PH_TAKEN):
-        parts.append(np.asarray([r["held"]], np.int8))
-    return np.concatenate(parts).astype(np.int8)
+    """Every card code physically in the game (grids, piles, held card): `invariants.cards_of`."""
+    from .invariants import cards_of
+
+    return cards_of(r)
 
 
 def resample_hidden(r, rules, seat, np_rng):
