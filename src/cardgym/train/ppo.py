@@ -727,10 +727,9 @@ class Trainer:
     def _validate_env_states(self, env: dict, num_players: int):
         """Check the game records and bookkeeping arrays of a checkpoint before the compiled kernels see
         them (they do no bounds checks): names, shapes and dtypes as this run builds them, seats, opponent
-        kinds and players in range.
-
-        COORDINATOR: the per-game state validator (a GameSpec method, added by another change) belongs
-        here, called on ``env["states"]`` with ``self.rules``."""
+        kinds and players in range, every game record through the game's validator
+        (`GameSpec.validate_records`) and the saved masks equal to the ones the rules give those records
+        (a tampered mask would let an illegal action reach the kernels)."""
         want = self._checkpoint_arrays()
         if set(env) != set(want):
             raise CheckpointError(f"{self.out / CHECKPOINT_DIR / CHECKPOINT_ENV} holds {sorted(env)}, expected {sorted(want)}")
@@ -743,6 +742,18 @@ class Trainer:
         for k, (lo, hi) in ranges.items():
             if env[k].size and (env[k].min() < lo or env[k].max() > hi):
                 raise CheckpointError(f"{self.out / CHECKPOINT_DIR / CHECKPOINT_ENV}: {k} holds values outside {lo}..{hi}")
+        where = self.out / CHECKPOINT_DIR / CHECKPOINT_ENV
+        # in the run's own dtype object: a loaded npz drops the aligned-struct flag, which numba types apart
+        states = np.array(env["states"], dtype=self.run.states.dtype)
+        try:
+            self.game.validate_records(states, self.rules)
+        except ValueError as exc:
+            raise CheckpointError(f"{where}: {exc}") from None
+        masks = np.zeros_like(env["masks"])
+        self.run.c.batch_legal(states, self.run.params, masks)
+        if not np.array_equal(masks, env["masks"]):
+            bad = int(np.flatnonzero((masks != env["masks"]).any(axis=1))[0])
+            raise CheckpointError(f"{where}: masks[{bad}] is not the legal-action mask of records[{bad}]")
 
     # settings the saved games, snapshot pool and network depend on: a resume must keep them
     RESUME_KEYS = ("game", "rules", "num_envs", "opponents", "hidden", "observation", "pool_size", "seat")
