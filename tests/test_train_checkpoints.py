@@ -168,6 +168,19 @@ def test_torn_checkpoints_without_a_previous_one_are_refused(tmp_path):
     np.savez(ck / "env.npz", **arrays)
     _rehash(ck)
     assert "ep_len has shape (16,) and dtype int32" in resume_error()
+    # a game record the rules cannot reach, and a mask that is not the record's, go through the
+    # game's validator before the kernels see them
+    arrays["ep_len"] = arrays["ep_len"].astype(np.int64)
+    arrays["states"][2]["draw_len"] = 32767
+    np.savez(ck / "env.npz", **arrays)
+    _rehash(ck)
+    assert "record 2: state field 'draw_len'=32767 out of range" in resume_error()
+    arrays["states"][2]["draw_len"] = good_len = np.load(good / "env.npz")["states"][2]["draw_len"]
+    assert good_len < 150
+    arrays["masks"][5] = 1 - arrays["masks"][5]
+    np.savez(ck / "env.npz", **arrays)
+    _rehash(ck)
+    assert "masks[5] is not the legal-action mask of records[5]" in resume_error()
     assert not (out / "checkpoint.prev").exists()
 
 
