@@ -284,7 +284,7 @@ def obs_size(n):
 
 @njit(cache=True)
 def observe_vector(s, p, seat, out):
-    n = s.num_players
+    n = int(s.num_players)  # int: offsets overflow int8 in plain numpy (NUMBA_DISABLE_JIT)
     for i in range(out.shape[0]):
         out[i] = 0.0
     o_size = 11 * n
@@ -298,20 +298,20 @@ def observe_vector(s, p, seat, out):
         j = seat + r
         if j >= n:
             j -= n
-        c = stock_top(s, j)
+        c = int(stock_top(s, j))
         if c >= 0:
             out[11 * r + c] = 1.0
         out[o_size + r] = s.stock_len[j]
         for k in range(NUM_STACKS):
             base = 33 * r + 11 * k
-            c = stack_top(s, j, k)
+            c = int(stack_top(s, j, k))
             if c >= 0:
                 out[o_stack_top + base + c] = 1.0
                 if s.stack_len[j, k] > 1:
                     for v in range(NUM_CODES):
                         out[o_under + base + v] = s.stack_under[j, k, v]
     for b in range(NUM_PILES):
-        h = s.heights[b]
+        h = int(s.heights[b])
         out[o_next + 10 * b + h] = 1.0  # next value h + 1
         out[o_height + b] = h
     for v in range(NUM_CODES):
