@@ -77,9 +77,11 @@ def _temp_cache_dir() -> Path:
 
 
 def _numba_cache_dir() -> str:
-    from numba.core import config
-
-    return config.CACHE_DIR or ""
+    """``NUMBA_CACHE_DIR`` as numba reads it (from the environment; without importing numba)."""
+    numba_config = sys.modules.get("numba.core.config")
+    if numba_config is not None:
+        return numba_config.CACHE_DIR or ""
+    return os.environ.get("NUMBA_CACHE_DIR", "")
 
 
 def choose(root: Path = ROOT) -> tuple:
@@ -184,30 +186,50 @@ def _make_locator():
     return CardgymCacheLocator
 
 
+_CHOICE: tuple | None = None
+
+
 def install(root: Path = ROOT) -> tuple:
-    """Pick the cache folder (see the module doc), register the locator when the package folder is
-    read-only, drop stale kernels there and start the compile notice. Called once by ``import
-    cardgym``, before any kernel is defined. Returns the `choose` result."""
-    global _FALLBACK
+    """Pick the cache folder (see the module doc) and drop stale kernels there. Called once by
+    ``import cardgym``; imports nothing heavy. Returns the `choose` result."""
+    global _FALLBACK, _CHOICE
     kind, folder = choose(root)
     if kind in ("user", "temp"):
         _FALLBACK = folder
-        try:
-            from numba.core.caching import _CacheImpl
+    if folder is not None:
+        refresh(root, stamp_file(kind, folder, root), cache_folders(kind, folder, root))
+    _CHOICE = (kind, folder)
+    return kind, folder
 
+
+_HOOKED = False
+
+
+def hook_numba() -> None:
+    """What must be in place before the first cardgym kernel is *defined*: the cache locator of
+    read-only installs, the compile notice and `cardgym.core.fastcall.plain_call_types`. Called by
+    ``cardgym.core.rng`` (which every kernel file imports) right after it imports numba."""
+    global _HOOKED
+    if _HOOKED:
+        return
+    _HOOKED = True
+    if _CHOICE is None:
+        install()
+    if _FALLBACK is not None:
+        try:
+            from numba.core import caching
+
+            impl = getattr(caching, "CacheImpl", None) or caching._CacheImpl  # renamed in numba 0.62
             loc = _make_locator()
-            classes = _CacheImpl._locator_classes
+            classes = impl._locator_classes
             if not any(c.__name__ == loc.__name__ for c in classes):
                 classes.insert(1, loc)  # after NUMBA_CACHE_DIR's locator, before the in-tree one
         except (ImportError, AttributeError):  # pragma: no cover - a numba without these internals
             pass
-    if folder is not None:
-        refresh(root, stamp_file(kind, folder, root), cache_folders(kind, folder, root))
     _install_notice()
     from .fastcall import plain_call_types
 
     plain_call_types()
-    return kind, folder
 
 
 # ------------------------------------------------------------------------------------- compile notice
