@@ -202,7 +202,7 @@ for game in ("skyjo", "skipbo", "skipbo_junior"):
             h = hashlib.sha256()
             for seed in (0, 1):
                 env.reset(seed=seed)
-                for _ in range(150):
+                for _ in range(100):
                     if not env.agents:
                         break
                     a = env.agent_selection
@@ -226,9 +226,30 @@ def _hashes(res):
     return json.loads(line[len("HASHES "):])
 
 
-def test_disable_jit_plays_the_same_games_as_the_compiled_kernels():
-    jit = _hashes(_run(PLAY, {}))
+def test_disable_jit_plays_the_same_games_as_the_compiled_kernels(capsys):
+    exec(compile(PLAY, "<play>", "exec"), {})  # compiled, in this process (shares its kernels)
+    jit = json.loads(capsys.readouterr().out.split("HASHES ")[-1])
     nojit = _hashes(_run(PLAY, {"NUMBA_DISABLE_JIT": "1"}, timeout=900))
     assert nojit.keys() == jit.keys()
     differ = sorted(k for k in jit if jit[k] != nojit[k])
     assert not differ, f"NUMBA_DISABLE_JIT=1 differs from the compiled kernels for {differ}"
+
+
+# ------------------------------------------------------------------------- one-bot / one-encoder bindings
+def test_bindings_are_per_bot_and_encoder_and_check_their_indices():
+    import cardgym
+
+    game = cardgym.get_game("skyjo")
+    one = game.compiled(bot=1, obs=0)
+    assert one is game.compiled(bot=1, obs=0)
+    assert one is not game.compiled() and one is not game.compiled(bot=2, obs=0)
+    assert one.bot is one.bot_fixed and one.BOT0 is list(game.bots.values())[1]
+    assert game.compiled(obs=-1).observe is game.compiled(obs=-1).observe_none
+    assert game.compiled().bot is game.compiled().bot_any
+    # each binding caches under its own names
+    assert one.reset_one.py_func.__qualname__ == "reset_one__b1o0"
+    assert game.compiled().reset_one.py_func.__qualname__ == "reset_one"
+    with pytest.raises(ValueError, match="bot index"):
+        game.compiled(bot=len(game.bots))
+    with pytest.raises(ValueError, match="flat encoder index"):
+        game.compiled(obs=-2)

@@ -328,23 +328,24 @@ def state_size_n(n):
 @njit(cache=True)
 def state_vector(s, p, out):
     """Full information: seat 0's observation, the seat to act, every stock's hidden cards (counts
-    under the top and the next card) and the next three cards of the draw pile."""
-    n = s.num_players
+    under the top and the next card) and the next three cards of the draw pile. Offsets add record
+    fields with int(): plain numpy (NUMBA_DISABLE_JIT) keeps int8 sums in int8."""
+    n = int(s.num_players)
     m = obs_size(n)
     observe_vector(s, p, 0, out[:m])  # zeroes out[:m] only
     for i in range(m, out.shape[0]):
         out[i] = 0.0
     if s.status == 0:
-        out[m + s.current] = 1.0
+        out[m + int(s.current)] = 1.0
     o_cnt = m + n
     o_nxt = o_cnt + 11 * n
     o_draw = o_nxt + 11 * n
     for j in range(n):
         L = s.stock_len[j]
         for k in range(L - 1):
-            out[o_cnt + 11 * j + s.stock[j, k]] += 1.0
+            out[o_cnt + 11 * j + int(s.stock[j, k])] += 1.0
         if L >= 2:
-            out[o_nxt + 11 * j + s.stock[j, L - 2]] = 1.0
+            out[o_nxt + 11 * j + int(s.stock[j, L - 2])] = 1.0
     for t in range(3):
         if s.draw_len > t:
-            out[o_draw + 11 * t + s.draw[s.draw_len - 1 - t]] = 1.0
+            out[o_draw + 11 * t + int(s.draw[s.draw_len - 1 - t])] = 1.0
