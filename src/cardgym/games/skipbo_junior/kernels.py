@@ -127,18 +127,19 @@ def wanted(s):
     """Bit set of the codes some build pile takes now (bit 0, the wild, is always set)."""
     bits = 1
     for b in range(NUM_PILES):
-        bits |= 1 << need(s.heights[b], 1, 1)
+        # int(): in plain numpy (NUMBA_DISABLE_JIT) 1 << int8 stays int8 and drops codes >= 8
+        bits |= 1 << int(need(s.heights[b], 1, 1))
     return bits
 
 
 @njit(cache=True)
 def has_play(s, seat):
     bits = wanted(s)
-    c = stock_top(s, seat)
+    c = int(stock_top(s, seat))
     if c >= 0 and (bits >> c) & 1:
         return True
     for k in range(NUM_STACKS):
-        c = stack_top(s, seat, k)
+        c = int(stack_top(s, seat, k))
         if c >= 0 and (bits >> c) & 1:
             return True
     return False
