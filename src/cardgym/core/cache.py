@@ -103,10 +103,11 @@ def choose(root: Path = ROOT) -> tuple:
 
 
 def _subpath(py_file: Path) -> str:
-    """numba's folder name for the cached functions of one source folder (under a cache root)."""
-    from numba.core.caching import _CacheLocator
-
-    return _CacheLocator.get_suitable_cache_subpath(str(py_file))
+    """numba's folder name for the cached functions of one source folder (under a cache root): the
+    folder's name and the sha1 of its absolute path (``_CacheLocator.get_suitable_cache_subpath``,
+    restated so that ``import cardgym`` does not import numba; a test checks they agree)."""
+    folder = os.path.dirname(os.path.abspath(str(py_file)))
+    return "_".join([os.path.split(folder)[-1], hashlib.sha1(folder.encode()).hexdigest()])
 
 
 def cache_folders(kind: str, folder, root: Path = ROOT) -> list:
