@@ -15,7 +15,7 @@ import importlib
 from .core import cache as _cache
 
 __version__ = "0.1.0"
-_cache.refresh()
+_cache.install()
 
 #: game name -> (PettingZoo module, Gymnasium id, Gymnasium class name)
 GAMES = {

@@ -84,7 +84,7 @@ class CardGameAEC(AECEnv, EzPickle):
         self.encoder = game.encoder(observation)
         self._flat = not isinstance(self.encoder, DictEncoder)
         self._which_obs = game.obs_index(observation)
-        self._c = game.compiled()
+        self._c = game.compiled(obs=self._which_obs)  # compiles only this encoder
         n = self.rules.num_players
         self.num_players = n
         self.possible_agents = [f"player_{i}" for i in range(n)]
@@ -200,7 +200,8 @@ class CardGameAEC(AECEnv, EzPickle):
             raise RuntimeError(f"{self.game.env_name}: bot_action() needs a running episode; call reset()")
         if not self._mask.any():
             raise RuntimeError(f"{self.game.env_name}: {self.agent_selection} has no decision to make")
-        return int(self._c.bot_one(self._states, 0, self._params, self._mask, self.game.bot_index(bot)))
+        c = self.game.compiled(bot=self.game.bot_index(bot), obs=self._which_obs)  # compiles only that bot
+        return int(c.bot_one(self._states, 0, self._params, self._mask, 0))
 
     def action_mask(self) -> np.ndarray:
         """The int8 legal-action mask of the agent to act (a copy)."""

@@ -7,6 +7,13 @@ loops call the game's kernels directly, calls from Python pass only arrays and n
 type), and every function caches on disk (each game's record dtype gives it its own cache entries).
 Bots are picked by number (``which_bot``, the order of ``GameSpec.bots``) and flat encoders likewise
 (``which_obs``, -1 for none).
+
+Compile time: typing a call compiles everything it can reach, so a dispatch over every bot compiles
+every bot (the expert ones take most of a game's compile time). ``GameSpec.compiled(bot=, obs=)``
+therefore also binds this template to ONE bot and/or ONE encoder (``bot``/``observe`` below become
+`bot_fixed`/`observe_fixed`/`observe_none`, which ignore ``which``): an environment that plays one
+opponent with one encoder compiles only those. Each such binding caches under its own names (``TAG``,
+set before this file runs, suffixes every function's qualified name, which names numba's cache files).
 """
 
 from __future__ import annotations
@@ -17,6 +24,19 @@ from numba import njit, prange
 from cardgym.core.rng import bot_below, next_seed
 
 RUNNING = 0
+TAG = globals().get("TAG", "")  # set by GameSpec.compiled() before this file runs ("" = every bot/encoder)
+
+
+def _jit(**options):
+    """``njit(cache=True)``, with ``TAG`` in the cached name so that each binding has its own cache."""
+
+    def deco(fn):
+        if TAG:
+            fn.__qualname__ = f"{fn.__name__}__{TAG}"
+        return njit(cache=True, **options)(fn)
+
+    return deco
+
 
 # set by GameSpec.compiled() before the first call
 RESET = LEGAL = APPLY = STATE_VECTOR = None
@@ -24,8 +44,8 @@ BOT0 = BOT1 = BOT2 = BOT3 = None  # the game's bots in GameSpec.bots order (unus
 OBS0 = OBS1 = OBS2 = OBS3 = None  # the game's flat encoders in GameSpec.encoders order
 
 
-@njit(cache=True)
-def bot(s, p, mask, which):
+@_jit()
+def bot_any(s, p, mask, which):
     """The action of bot number ``which`` for the seat to act in record ``s``."""
     if which == 0:
         return BOT0(s, p, mask)
@@ -36,8 +56,14 @@ def bot(s, p, mask, which):
     return BOT3(s, p, mask)
 
 
-@njit(cache=True)
-def observe(s, p, seat, out, which):
+@_jit()
+def bot_fixed(s, p, mask, which):
+    """`bot_any` for a binding to one bot (``BOT0``): ``which`` is ignored."""
+    return BOT0(s, p, mask)
+
+
+@_jit()
+def observe_any(s, p, seat, out, which):
     """Flat encoder number ``which`` of ``seat`` into ``out`` (``which`` < 0: none, for dict encoders
     that are built in Python after the compiled step)."""
     if which < 0:
@@ -52,7 +78,24 @@ def observe(s, p, seat, out, which):
         OBS3(s, p, seat, out)
 
 
-@njit(cache=True)
+@_jit()
+def observe_fixed(s, p, seat, out, which):
+    """`observe_any` for a binding to one flat encoder (``OBS0``); ``which`` < 0 still writes nothing."""
+    if which >= 0:
+        OBS0(s, p, seat, out)
+
+
+@_jit()
+def observe_none(s, p, seat, out, which):
+    """`observe_any` for a binding to a dict encoder: no compiled observation at all."""
+    return
+
+
+bot = bot_any  # GameSpec.compiled() rebinds these two before anything compiles
+observe = observe_any
+
+
+@_jit()
 def _summary(s):
     """(seat to act, status, whether the last action paid any reward)."""
     paid = False
@@ -62,7 +105,7 @@ def _summary(s):
     return s.current, s.status, paid
 
 
-@njit(cache=True)
+@_jit()
 def reset_one(states, i, p, seed, deck, deck_len, mask):
     """Reset record ``i`` and write the mask of the first seat to act. Returns ``_summary``."""
     RESET(states[i], p, seed, deck, deck_len)
@@ -70,7 +113,7 @@ def reset_one(states, i, p, seed, deck, deck_len, mask):
     return _summary(states[i])
 
 
-@njit(cache=True)
+@_jit()
 def apply_one(states, i, p, action, mask):
     """Apply one action to record ``i`` and write the next seat's mask (the AEC step). Returns
     ``_summary``."""
@@ -79,7 +122,7 @@ def apply_one(states, i, p, action, mask):
     return _summary(states[i])
 
 
-@njit(cache=True)
+@_jit()
 def apply_observe_one(states, i, p, action, mask, out, which):
     """``apply_one`` and the observation of the next seat to act (flat encoder ``which``) in one call."""
     s = states[i]
@@ -89,40 +132,40 @@ def apply_observe_one(states, i, p, action, mask, out, which):
     return _summary(s)
 
 
-@njit(cache=True)
+@_jit()
 def legal_one(states, i, p, mask):
     LEGAL(states[i], p, mask)
     return _summary(states[i])
 
 
-@njit(cache=True)
+@_jit()
 def observe_one(states, i, p, seat, out, which):
     observe(states[i], p, seat, out, which)
 
 
-@njit(cache=True)
+@_jit()
 def state_one(states, i, p, out):
     STATE_VECTOR(states[i], p, out)
 
 
-@njit(cache=True)
+@_jit()
 def bot_one(states, i, p, mask, which):
     return bot(states[i], p, mask, which)
 
 
-@njit(cache=True)
+@_jit()
 def seedless(states, i):
     """A seed for the next episode of record ``i``, drawn from its own generator."""
     return next_seed(states[i])
 
 
-@njit(cache=True)
+@_jit()
 def draw_seat(states, i):
     """A random seat of record ``i`` from its bot generator."""
     return bot_below(states[i], states[i].num_players)
 
 
-@njit(cache=True)
+@_jit()
 def advance_bots(s, params, learner, mask, which_bot):
     """Let bots play until it is ``learner``'s turn or the episode is over (``learner`` < 0: until
     the end). Returns (reward collected by ``learner``, decisions made); ``mask`` ends current."""
@@ -139,7 +182,7 @@ def advance_bots(s, params, learner, mask, which_bot):
     return reward, decisions
 
 
-@njit(cache=True)
+@_jit()
 def start_episode(s, params, seed, deck, deck_len, seat_choice, mask, which_bot):
     """Reset one record, pick the learner seat (``seat_choice`` < 0: random from ``bot_rng``) and
     let the bots play up to the learner's first decision. Returns (seat, reward, decisions).
@@ -163,7 +206,7 @@ def start_episode(s, params, seed, deck, deck_len, seat_choice, mask, which_bot)
     return seat, r, d
 
 
-@njit(cache=True)
+@_jit()
 def vec_reset(
     states, params, seeds, seat_choice, seats, masks, obs, rewards, deck, deck_len, which_bot, which_obs
 ):
@@ -179,7 +222,7 @@ def vec_reset(
     return total
 
 
-@njit(cache=True)
+@_jit()
 def step_env(
     states, i, params, actions, seat_choice, seats, masks, obs, rewards, terminated, truncated, illegal,
     needs_reset, same_step, final_obs, penalty, which_bot, which_obs,
@@ -224,7 +267,8 @@ def step_env(
         observe(s, params, learner, obs[i], which_obs)
     if terminated[i] or truncated[i]:
         if same_step:
-            final_obs[i, :] = obs[i]
+            for k in range(obs.shape[1]):  # a loop: the slice copy compiles a shape check (~2 s)
+                final_obs[i, k] = obs[i, k]
             seat, r, d = start_episode(s, params, next_seed(s), empty, 0, seat_choice, mask, which_bot)
             seats[i] = seat
             total += d
@@ -235,7 +279,7 @@ def step_env(
     return total
 
 
-@njit(cache=True)
+@_jit()
 def vec_step(
     states, params, actions, seat_choice, seats, masks, obs, rewards, terminated, truncated, illegal,
     needs_reset, same_step, final_obs, penalty, which_bot, which_obs,
@@ -250,7 +294,7 @@ def vec_step(
     return total
 
 
-@njit(cache=True, parallel=True)
+@_jit(parallel=True)
 def vec_step_parallel(
     states, params, actions, seat_choice, seats, masks, obs, rewards, terminated, truncated, illegal,
     needs_reset, same_step, final_obs, penalty, which_bot, which_obs,
@@ -266,7 +310,7 @@ def vec_step_parallel(
     return total
 
 
-@njit(cache=True)
+@_jit()
 def batch_bot(states, params, masks, which_bot, out):
     """``out[i]`` = the bot's action in record ``i`` (0 where nothing is legal)."""
     for i in range(states.shape[0]):
@@ -279,21 +323,21 @@ def batch_bot(states, params, masks, which_bot, out):
         out[i] = bot(states[i], params, m, which_bot) if legal else 0
 
 
-@njit(cache=True)
+@_jit()
 def batch_legal(states, params, masks):
     """Masks of the seat to act in every record."""
     for i in range(states.shape[0]):
         LEGAL(states[i], params, masks[i])
 
 
-@njit(cache=True)
+@_jit()
 def batch_observe(states, params, idx, seats, out, which_obs):
     """``out[k]`` = observation of seat ``seats[k]`` in record ``idx[k]``."""
     for k in range(idx.shape[0]):
         observe(states[idx[k]], params, seats[k], out[k], which_obs)
 
 
-@njit(cache=True)
+@_jit()
 def batch_apply(states, params, idx, actions, masks, rewards):
     """Apply ``actions[k]`` (legal, for the seat to act) to record ``idx[k]``, refresh its mask
     ``masks[idx[k]]`` and add the rewards it paid to ``rewards[idx[k], seat]``."""
@@ -306,7 +350,7 @@ def batch_apply(states, params, idx, actions, masks, rewards):
         LEGAL(s, params, masks[i])
 
 
-@njit(cache=True)
+@_jit()
 def batch_reset(states, params, seeds, masks, deck, deck_len):
     """Reset every record with ``seeds[i]`` (a stacked ``deck`` if ``deck_len > 0``)."""
     for i in range(states.shape[0]):
@@ -314,7 +358,7 @@ def batch_reset(states, params, seeds, masks, deck, deck_len):
         LEGAL(states[i], params, masks[i])
 
 
-@njit(cache=True)
+@_jit()
 def play_games(states, params, seeds, seat_bots, masks, rewards, status, turns, max_decisions):
     """Play one whole game per record: record ``i`` is reset with ``seeds[i]`` and seat ``j`` is
     played by bot ``seat_bots[i, j]``. Writes every seat's total reward, the final status and the
@@ -341,7 +385,7 @@ def play_games(states, params, seeds, seat_bots, masks, rewards, status, turns, 
     return total
 
 
-@njit(cache=True)
+@_jit()
 def advance_bot_seats(states, params, seat_bots, masks, rewards, max_decisions):
     """Let bots play every record while its seat to act is bot-controlled (``seat_bots[i, seat] >= 0``;
     -1 marks a seat played from Python). Rewards add up in ``rewards[i, seat]``; a record stops at

@@ -1,16 +1,37 @@
-"""Keeps numba's on-disk kernel cache consistent with the package's sources.
+"""Where cardgym's compiled kernels are cached on disk, keeping that cache consistent with the sources,
+and saying so when kernels compile.
 
-numba invalidates a cached function when *its own* file changes, not when a function it calls from
-another file does (a documented limitation). cardgym's kernels call across files (games -> shared
-helpers -> rng; ``core/bound.py`` -> every game), so on import we compare a stamp of every source file
-with kernels (path, size, mtime) with the one saved beside the cache, and drop the cache when they
-differ. A read-only install is left alone.
+Where (first that applies):
+
+1. ``NUMBA_CACHE_DIR`` when set (numba's own setting; every numba user in the process shares it);
+2. the package folder's ``__pycache__`` folders when the package folder is writable (a source checkout,
+   an editable or a per-user install);
+3. a per-user cache folder (``platformdirs.user_cache_dir("cardgym")`` when platformdirs is installed,
+   else ``$XDG_CACHE_HOME/cardgym`` or ``~/.cache/cardgym``) when the package folder is read-only
+   (a system or container install);
+4. a folder in the temporary directory (``cardgym-cache-<uid>``) when even that is not writable
+   (no writable home): the cache then lasts as long as the temporary directory.
+
+Cases 3 and 4 are served by a numba cache locator (`CardgymCacheLocator`) that answers only for
+cardgym's own source files; other numba users in the process keep numba's defaults.
+
+Staleness: numba invalidates a cached function when *its own* file changes, not when a function it
+calls from another file does (a documented limitation). cardgym's kernels call across files (games ->
+shared helpers -> rng; ``core/bound.py`` -> every game), so on import we compare a stamp of every
+source file with kernels (path, size, mtime) with the one saved beside the cache, and drop cardgym's
+cached kernels when they differ, in whichever folder above is used.
+
+Compile notice: a numba compile-event listener prints one line on stderr, once per game per process,
+when a cardgym kernel actually compiles (a cache miss; loading from the cache prints nothing).
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
+import sys
+import tempfile
+import threading
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -20,27 +41,258 @@ STAMP = ROOT / "__pycache__" / "numba-sources.stamp"
 def sources_stamp(root: Path = ROOT) -> str:
     """A stamp of every source file that holds compiled kernels (the others cannot make a cache stale)."""
     h = hashlib.sha256()
-    for path in sorted(root.rglob("*.py")):
+    for path in _kernel_files(root):
         st = path.stat()
-        if b"njit" not in path.read_bytes():
-            continue
         h.update(f"{path.relative_to(root)}:{st.st_size}:{st.st_mtime_ns}\n".encode())
     return h.hexdigest()
 
 
-def refresh(root: Path = ROOT, stamp_file: Path = STAMP) -> bool:
-    """Drop stale cached kernels; returns True when the cache was cleared."""
+def _kernel_files(root: Path) -> list:
+    return [p for p in sorted(root.rglob("*.py")) if b"njit" in p.read_bytes()]
+
+
+def _writable_dir(path: Path) -> bool:
+    """Whether ``path`` exists or can be created, and files can be written in it."""
     try:
-        stamp = sources_stamp(root)
-        if stamp_file.exists() and stamp_file.read_text() == stamp:
-            return False
-        for pattern in ("*.nbi", "*.nbc"):
-            for path in root.rglob(pattern):
-                path.unlink(missing_ok=True)
-        stamp_file.parent.mkdir(exist_ok=True)
-        tmp = stamp_file.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_text(stamp)
-        tmp.replace(stamp_file)
+        path.mkdir(parents=True, exist_ok=True)
+        tempfile.TemporaryFile(dir=path).close()
         return True
     except OSError:
         return False
+
+
+def user_cache_dir() -> Path:
+    """The platform's per-user cache folder for cardgym (not created here)."""
+    try:
+        import platformdirs
+    except ImportError:
+        base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+        return Path(base) / "cardgym"
+    return Path(platformdirs.user_cache_dir("cardgym", appauthor=False))
+
+
+def _temp_cache_dir() -> Path:
+    uid = os.getuid() if hasattr(os, "getuid") else os.getlogin()
+    return Path(tempfile.gettempdir()) / f"cardgym-cache-{uid}"
+
+
+def _numba_cache_dir() -> str:
+    """``NUMBA_CACHE_DIR`` as numba reads it (from the environment; without importing numba)."""
+    numba_config = sys.modules.get("numba.core.config")
+    if numba_config is not None:
+        return numba_config.CACHE_DIR or ""
+    return os.environ.get("NUMBA_CACHE_DIR", "")
+
+
+def choose(root: Path = ROOT) -> tuple:
+    """``(kind, folder)`` of the cache cardgym's kernels use: ``("NUMBA_CACHE_DIR", dir)``,
+    ``("in-tree", root)``, ``("user", dir)``, ``("temp", dir)``, or ``("none", None)`` when nothing
+    is writable (numba then refuses to compile cached functions)."""
+    env = _numba_cache_dir()
+    if env:
+        return "NUMBA_CACHE_DIR", Path(env)
+    if _writable_dir(root / "__pycache__"):
+        return "in-tree", root
+    user = user_cache_dir()
+    if _writable_dir(user):
+        return "user", user
+    tmp = _temp_cache_dir()
+    if _writable_dir(tmp):
+        return "temp", tmp
+    return "none", None
+
+
+def _subpath(py_file: Path) -> str:
+    """numba's folder name for the cached functions of one source folder (under a cache root): the
+    folder's name and the sha1 of its absolute path (``_CacheLocator.get_suitable_cache_subpath``,
+    restated so that ``import cardgym`` does not import numba; a test checks they agree)."""
+    folder = os.path.dirname(os.path.abspath(str(py_file)))
+    return "_".join([os.path.split(folder)[-1], hashlib.sha1(folder.encode()).hexdigest()])
+
+
+def cache_folders(kind: str, folder, root: Path = ROOT) -> list:
+    """Every folder holding cached kernels of the package at ``root`` for a `choose` result."""
+    if folder is None:
+        return []
+    dirs = sorted({p.parent for p in _kernel_files(root)})
+    if kind == "in-tree":
+        return [d / "__pycache__" for d in dirs]
+    return [Path(folder) / _subpath(d / "x.py") for d in dirs]
+
+
+def stamp_file(kind: str, folder, root: Path = ROOT) -> Path:
+    if kind == "in-tree":
+        return root / "__pycache__" / "numba-sources.stamp"
+    tag = hashlib.sha1(str(root).encode()).hexdigest()[:16]
+    return Path(folder) / f"cardgym-sources-{tag}.stamp"
+
+
+def refresh(root: Path = ROOT, stamp: Path | None = None, folders: list | None = None) -> bool:
+    """Drop stale cached kernels; returns True when the cache was cleared.
+
+    By default it checks the folders `choose` picks; ``stamp``/``folders`` override them (tests)."""
+    if stamp is None or folders is None:
+        kind, folder = choose(root)
+        if folder is None:
+            return False
+        stamp = stamp_file(kind, folder, root) if stamp is None else stamp
+        folders = cache_folders(kind, folder, root) if folders is None else folders
+    try:
+        now = sources_stamp(root)
+        if stamp.exists() and stamp.read_text() == now:
+            return False
+        for d in folders:
+            if d.is_dir():
+                for pattern in ("*.nbi", "*.nbc"):
+                    for path in d.glob(pattern):
+                        path.unlink(missing_ok=True)
+        stamp.parent.mkdir(parents=True, exist_ok=True)
+        tmp = stamp.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(now)
+        tmp.replace(stamp)
+        return True
+    except OSError:
+        return False
+
+
+# ------------------------------------------------------------------ numba locator for read-only installs
+_FALLBACK: Path | None = None
+
+
+def _make_locator():
+    from numba.core.caching import _CacheLocator, _SourceFileBackedLocatorMixin
+
+    class CardgymCacheLocator(_SourceFileBackedLocatorMixin, _CacheLocator):
+        """Caches cardgym's own kernels under the per-user (or temporary) folder `choose` picked, for
+        installs whose package folder is read-only. Answers for nothing else."""
+
+        def __init__(self, py_func, py_file):
+            self._py_file = py_file
+            self._lineno = py_func.__code__.co_firstlineno
+            self._cache_path = os.path.join(str(_FALLBACK), self.get_suitable_cache_subpath(py_file))
+
+        def get_cache_path(self):
+            return self._cache_path
+
+        @classmethod
+        def from_function(cls, py_func, py_file):
+            if _FALLBACK is None or _numba_cache_dir():
+                return None
+            try:
+                Path(py_file).resolve().relative_to(ROOT)
+            except (ValueError, OSError):
+                return None
+            return super().from_function(py_func, py_file)
+
+    return CardgymCacheLocator
+
+
+_CHOICE: tuple | None = None
+
+
+def install(root: Path = ROOT) -> tuple:
+    """Pick the cache folder (see the module doc) and drop stale kernels there. Called once by
+    ``import cardgym``; imports nothing heavy. Returns the `choose` result."""
+    global _FALLBACK, _CHOICE
+    kind, folder = choose(root)
+    if kind in ("user", "temp"):
+        _FALLBACK = folder
+    if folder is not None:
+        refresh(root, stamp_file(kind, folder, root), cache_folders(kind, folder, root))
+    _CHOICE = (kind, folder)
+    return kind, folder
+
+
+_HOOKED = False
+
+
+def hook_numba() -> None:
+    """What must be in place before the first cardgym kernel is *defined*: the cache locator of
+    read-only installs, the compile notice and `cardgym.core.fastcall.plain_call_types`. Called by
+    ``cardgym.core.rng`` (which every kernel file imports) right after it imports numba."""
+    global _HOOKED
+    if _HOOKED:
+        return
+    _HOOKED = True
+    if _CHOICE is None:
+        install()
+    if _FALLBACK is not None:
+        try:
+            from numba.core import caching
+
+            impl = getattr(caching, "CacheImpl", None) or caching._CacheImpl  # renamed in numba 0.62
+            loc = _make_locator()
+            classes = impl._locator_classes
+            if not any(c.__name__ == loc.__name__ for c in classes):
+                classes.insert(1, loc)  # after NUMBA_CACHE_DIR's locator, before the in-tree one
+        except (ImportError, AttributeError):  # pragma: no cover - a numba without these internals
+            pass
+    _install_notice()
+    from .fastcall import plain_call_types
+
+    plain_call_types()
+
+
+# ------------------------------------------------------------------------------------- compile notice
+_TITLES = {"skyjo": "Skyjo", "skipbo": "Skip-Bo", "skipbo_junior": "Skip-Bo Junior"}
+_announced: set = set()
+_lock = threading.Lock()
+
+
+def _game_of(module: str) -> str | None:
+    """The game a kernel's module belongs to (``cardgym.games.<game>...``), "" for shared kernels,
+    None for modules outside cardgym."""
+    if not module.startswith("cardgym"):
+        return None
+    parts = module.split(".")
+    if len(parts) >= 3 and parts[1] == "games" and parts[2] in _TITLES:
+        return parts[2]
+    return ""
+
+
+def notice(module: str, stream=None) -> bool:
+    """Print the compile notice for a kernel of ``module`` unless already printed for its game in this
+    process. Returns whether it printed."""
+    game = _game_of(module)
+    if game is None:
+        return False
+    with _lock:
+        if game in _announced:
+            return False
+        _announced.add(game)
+    what = f"{_TITLES[game]} kernels" if game else "shared kernels"
+    print(f"cardgym: compiling {what} (first use only, cached afterwards)…", file=stream or sys.stderr, flush=True)
+    return True
+
+
+_depth = threading.local()
+_listening = False
+
+
+def _install_notice() -> None:
+    """Register the compile listener (once). Only an outermost compile prints: the kernels a compile
+    pulls in (shared helpers, the game's rules) belong to the same wait."""
+    global _listening
+    if _listening:
+        return
+    try:
+        from numba.core import event
+    except ImportError:  # pragma: no cover
+        return
+
+    class _Notice(event.Listener):
+        def on_start(self, ev):
+            depth = getattr(_depth, "n", 0)
+            _depth.n = depth + 1
+            if depth:
+                return
+            disp = ev.data.get("dispatcher") if isinstance(ev.data, dict) else None
+            fn = getattr(disp, "py_func", None)
+            if fn is not None:
+                notice(getattr(fn, "__module__", "") or "")
+
+        def on_end(self, ev):
+            _depth.n = max(getattr(_depth, "n", 1) - 1, 0)
+
+    event.register("numba:compile", _Notice())
+    _listening = True

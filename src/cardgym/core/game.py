@@ -215,12 +215,17 @@ class GameSpec:
             except ValueError as exc:
                 raise ValueError(f"record {i}: {exc}") from None
 
-    def compiled(self):
-        """This game's compiled entry points (the ``core/bound.py`` template bound to its kernels)."""
-        mod = _COMPILED.get(self.name)
+    def compiled(self, bot: int | None = None, obs: int | None = None):
+        """This game's compiled entry points (the ``core/bound.py`` template bound to its kernels).
+
+        ``bot``/``obs`` (indices as `bot_index`/`obs_index` give, ``obs=-1`` for a dict encoder) bind
+        it to that one bot / encoder: the ``which_bot``/``which_obs`` arguments are then ignored and
+        only that bot / encoder is compiled. ``None`` keeps the dispatch over all of them."""
+        key = (self.name, bot, obs)
+        mod = _COMPILED.get(key)
         if mod is None:
-            mod = _bind(self)
-            _COMPILED[self.name] = mod
+            mod = _bind(self, bot, obs)
+            _COMPILED[key] = mod
         return mod
 
     def new_states(self, n: int = 1) -> np.ndarray:
@@ -305,16 +310,31 @@ _COMPILED: dict = {}
 _TEMPLATE = Path(__file__).with_name("bound.py")
 
 
-def _bind(game: GameSpec):
-    name = f"cardgym.games.{game.name}._bound"
-    spec = importlib.util.spec_from_file_location(name, _TEMPLATE)
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[name] = mod
-    spec.loader.exec_module(mod)
+def _bind(game: GameSpec, bot: int | None = None, obs: int | None = None):
     bots = list(game.bots.values())
     flats = [game.encoders[k].kernel for k in game.flat_encoders()]
     if not 1 <= len(bots) <= 4 or not 1 <= len(flats) <= 4:
         raise ValueError(f"{game.name}: the compiled dispatch holds 1-4 bots and 1-4 flat encoders")
+    if bot is not None and not (isinstance(bot, int) and 0 <= bot < len(bots)):
+        raise ValueError(f"{game.name}: bot index must be None or 0..{len(bots) - 1}, got {bot!r}")
+    if obs is not None and not (isinstance(obs, int) and -1 <= obs < len(flats)):
+        raise ValueError(f"{game.name}: flat encoder index must be None, -1 or 0..{len(flats) - 1}, got {obs!r}")
+    tag = ("" if bot is None else f"b{bot}") + ("" if obs is None else f"o{obs if obs >= 0 else 'n'}")
+    name = f"cardgym.games.{game.name}._bound" + (f"_{tag}" if tag else "")
+    spec = importlib.util.spec_from_file_location(name, _TEMPLATE)
+    mod = importlib.util.module_from_spec(spec)
+    mod.TAG = tag  # read by the template before it defines anything: names its cache entries
+    sys.modules[name] = mod
+    spec.loader.exec_module(mod)
+    if bot is not None:
+        bots = [bots[bot]]
+        mod.bot = mod.bot_fixed
+    if obs is not None:
+        if obs >= 0:
+            flats = [flats[obs]]
+            mod.observe = mod.observe_fixed
+        else:
+            mod.observe = mod.observe_none
     mod.RESET, mod.LEGAL, mod.APPLY, mod.STATE_VECTOR = game.reset, game.legal, game.apply, game.state_vector
     for k in range(4):
         setattr(mod, f"BOT{k}", bots[k] if k < len(bots) else bots[0])

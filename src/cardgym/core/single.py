@@ -57,7 +57,7 @@ class CardGameEnv(gym.Env):
         self.encoder = game.encoder(observation)
         self._flat = not isinstance(self.encoder, DictEncoder)
         self._which_obs = game.obs_index(observation)
-        self._c = game.compiled()
+        self._c = game.compiled(bot=self._which_bot, obs=self._which_obs)  # compiles only these
         try:
             self.illegal_penalty = float(illegal_penalty)
         except (TypeError, ValueError):
@@ -116,7 +116,8 @@ class CardGameEnv(gym.Env):
         """The action the named bot would take in the learner's place (e.g. a baseline to compare)."""
         if not self._started or self._done:
             raise RuntimeError("bot_action() needs a running episode; call reset()")
-        return int(self._c.bot_one(self._states, 0, self._params, self._masks[0], self.game.bot_index(bot)))
+        c = self.game.compiled(bot=self.game.bot_index(bot), obs=self._which_obs)
+        return int(c.bot_one(self._states, 0, self._params, self._masks[0], 0))
 
     def _play_policy_opponents(self):
         """Python opponents: play until the learner's turn; returns the learner's reward."""

@@ -73,7 +73,7 @@ class CardGameVectorEnv(VectorEnv):
         self._which_bot = game.bot_index(opponent) if self._policy is None else 0
         self.encoder = game.encoder(observation)
         self._which_obs = game.obs_index(observation)
-        self._c = game.compiled()
+        self._c = game.compiled(bot=self._which_bot, obs=self._which_obs)  # compiles only these
         if isinstance(self.encoder, DictEncoder):
             raise ValueError(
                 f"the vector env needs a flat (compiled) encoder; {observation!r} is a dict encoder. "
@@ -280,7 +280,8 @@ class CardGameVectorEnv(VectorEnv):
         if not self._started:
             raise RuntimeError("bot_actions() called before reset()")
         out = np.zeros(self.num_envs, np.int64)
-        self._c.batch_bot(self._states, self._params, self._masks, self.game.bot_index(bot), out)
+        c = self.game.compiled(bot=self.game.bot_index(bot), obs=self._which_obs)
+        c.batch_bot(self._states, self._params, self._masks, 0, out)
         return out
 
     @property

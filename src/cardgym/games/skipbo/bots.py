@@ -266,7 +266,7 @@ def _discard(s, p, mask, seat):
             a = A_DISCARD + k * 4 + d
             if not mask[a]:
                 continue
-            t = disc_top(s, seat, d)
+            t = int(disc_top(s, seat, d))  # int: the score below overflows int8 in plain numpy
             if c == 0:
                 sc = 0 if t < 0 else -1
             elif t < 0:

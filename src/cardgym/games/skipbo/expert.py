@@ -464,7 +464,7 @@ def _discard(s, p, K, mask, seat, t):
             a = A_DISCARD + k * 4 + d
             if not mask[a]:
                 continue
-            top = disc_top(s, seat, d)
+            top = int(disc_top(s, seat, d))  # int: the score below overflows int8 in plain numpy
             if c == 0:
                 sc = 0 if top < 0 else -1
             elif top < 0:

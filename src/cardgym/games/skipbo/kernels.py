@@ -466,8 +466,9 @@ def state_size_n(n):
 def state_vector(s, p, out):
     """Full-information state (absolute seats): per seat hand counts, stock contents counts, stock top
     one-hot, stock size, discard tops one-hot, discard counts; then build-pile need one-hot and heights,
-    draw-pile counts, draw size, completed size, cover pile one-hot, current seat one-hot, totals."""
-    n = s.num_players
+    draw-pile counts, draw size, completed size, cover pile one-hot, current seat one-hot, totals.
+    Offsets add record fields with int(): plain numpy (NUMBA_DISABLE_JIT) keeps int8 sums in int8."""
+    n = int(s.num_players)
     for k in range(out.shape[0]):
         out[k] = 0.0
     o = 0
@@ -476,16 +477,16 @@ def state_vector(s, p, out):
             out[o + c] = s.hand[i, c]
         o += 13
         for r in range(s.stock_len[i]):
-            out[o + s.stock[i, r]] += 1.0
+            out[o + int(s.stock[i, r])] += 1.0
         o += 13
-        t = stock_top(s, i)
+        t = int(stock_top(s, i))
         if t >= 0:
             out[o + t] = 1.0
         o += 13
         out[o] = s.stock_len[i]
         o += 1
         for d in range(NUM_DISCARDS):
-            t = disc_top(s, i, d)
+            t = int(disc_top(s, i, d))
             if t >= 0:
                 out[o + d * 13 + t] = 1.0
         o += 52
@@ -494,23 +495,23 @@ def state_vector(s, p, out):
                 out[o + d * 13 + c] = s.disc_cnt[i, d, c]
         o += 52
     for b in range(NUM_PILES):
-        out[o + b * 12 + need(s, p, b) - 1] = 1.0
+        out[o + b * 12 + int(need(s, p, b)) - 1] = 1.0
     o += 48
     for b in range(NUM_PILES):
         out[o + b] = s.heights[b]
     o += 4
     for k in range(s.draw_len):
-        out[o + s.draw[k]] += 1.0
+        out[o + int(s.draw[k])] += 1.0
     o += 13
     out[o] = s.draw_len
     o += 1
     out[o] = s.done_len
     o += 1
     if s.cover >= 0:
-        out[o + s.cover] = 1.0
+        out[o + int(s.cover)] = 1.0
     o += 4
     if s.status == RUNNING:
-        out[o + s.current] = 1.0
+        out[o + int(s.current)] = 1.0
     o += n
     for i in range(n):
         out[o + i] = s.totals[i]

@@ -59,7 +59,7 @@ def vector_layout(rules) -> list:
 
 @njit(cache=True)
 def observe_vector(s, p, seat, out):
-    n = s.num_players
+    n = int(s.num_players)  # int: offsets overflow int8 in plain numpy (NUMBA_DISABLE_JIT)
     out[:] = 0.0
     hand = s.hand
     stop = s.stop
@@ -83,14 +83,14 @@ def observe_vector(s, p, seat, out):
     o_draw = o_height + 4
     o_scores = o_draw + 6
     if s.status == 0:
-        out[o_play + (s.current - seat + n) % n] = 1.0
+        out[o_play + (int(s.current) - seat + n) % n] = 1.0
     half = n // 2
     teams = p[P_TEAMS] != 0
     for r in range(n):
         i = seat + r
         if i >= n:
             i -= n
-        t = stop[i]
+        t = int(stop[i])
         if t >= 0:
             out[o_top + r * 13 + t] = 1.0
         out[o_size + r] = stock_len[i]
@@ -100,18 +100,18 @@ def observe_vector(s, p, seat, out):
         for d in range(NUM_DISCARDS):
             if disc_len[i, d] > 0:
                 base = (r * 4 + d) * 13
-                out[o_dtop + base + dtop[i, d]] = 1.0
+                out[o_dtop + base + int(dtop[i, d])] = 1.0
                 ob = o_dcnt + base
                 for c in range(NUM_CODES):
                     out[ob + c] = disc_cnt[i, d, c]
         out[o_scores + r] = totals[i]
     for b in range(NUM_PILES):
-        out[o_need + b * 12 + need(s, p, b) - 1] = 1.0
+        out[o_need + b * 12 + int(need(s, p, b)) - 1] = 1.0
         out[o_height + b] = s.heights[b]
     out[o_draw] = s.draw_len
     out[o_draw + 1] = s.done_len
     if s.cover >= 0:
-        out[o_draw + 2 + s.cover] = 1.0
+        out[o_draw + 2 + int(s.cover)] = 1.0
 
 
 # ------------------------------------------------------------------------------------------- dict

@@ -137,7 +137,7 @@ def bot_greedy(s, p, mask):
                 sc -= 4
             L = s.stack_len[seat, k]
             if L > 1:
-                u = s.stacks[seat, k, L - 2]
+                u = int(s.stacks[seat, k, L - 2])  # int: bits >> int8 is int8 in plain numpy
                 if u == WILD or u == nv or ((bits >> u) & 1):
                     sc += 2
             if st > 0 and nv <= st:

@@ -127,18 +127,19 @@ def wanted(s):
     """Bit set of the codes some build pile takes now (bit 0, the wild, is always set)."""
     bits = 1
     for b in range(NUM_PILES):
-        bits |= 1 << need(s.heights[b], 1, 1)
+        # int(): in plain numpy (NUMBA_DISABLE_JIT) 1 << int8 stays int8 and drops codes >= 8
+        bits |= 1 << int(need(s.heights[b], 1, 1))
     return bits
 
 
 @njit(cache=True)
 def has_play(s, seat):
     bits = wanted(s)
-    c = stock_top(s, seat)
+    c = int(stock_top(s, seat))
     if c >= 0 and (bits >> c) & 1:
         return True
     for k in range(NUM_STACKS):
-        c = stack_top(s, seat, k)
+        c = int(stack_top(s, seat, k))
         if c >= 0 and (bits >> c) & 1:
             return True
     return False
@@ -284,7 +285,7 @@ def obs_size(n):
 
 @njit(cache=True)
 def observe_vector(s, p, seat, out):
-    n = s.num_players
+    n = int(s.num_players)  # int: offsets overflow int8 in plain numpy (NUMBA_DISABLE_JIT)
     for i in range(out.shape[0]):
         out[i] = 0.0
     o_size = 11 * n
@@ -298,20 +299,20 @@ def observe_vector(s, p, seat, out):
         j = seat + r
         if j >= n:
             j -= n
-        c = stock_top(s, j)
+        c = int(stock_top(s, j))
         if c >= 0:
             out[11 * r + c] = 1.0
         out[o_size + r] = s.stock_len[j]
         for k in range(NUM_STACKS):
             base = 33 * r + 11 * k
-            c = stack_top(s, j, k)
+            c = int(stack_top(s, j, k))
             if c >= 0:
                 out[o_stack_top + base + c] = 1.0
                 if s.stack_len[j, k] > 1:
                     for v in range(NUM_CODES):
                         out[o_under + base + v] = s.stack_under[j, k, v]
     for b in range(NUM_PILES):
-        h = s.heights[b]
+        h = int(s.heights[b])
         out[o_next + 10 * b + h] = 1.0  # next value h + 1
         out[o_height + b] = h
     for v in range(NUM_CODES):
@@ -328,23 +329,24 @@ def state_size_n(n):
 @njit(cache=True)
 def state_vector(s, p, out):
     """Full information: seat 0's observation, the seat to act, every stock's hidden cards (counts
-    under the top and the next card) and the next three cards of the draw pile."""
-    n = s.num_players
+    under the top and the next card) and the next three cards of the draw pile. Offsets add record
+    fields with int(): plain numpy (NUMBA_DISABLE_JIT) keeps int8 sums in int8."""
+    n = int(s.num_players)
     m = obs_size(n)
     observe_vector(s, p, 0, out[:m])  # zeroes out[:m] only
     for i in range(m, out.shape[0]):
         out[i] = 0.0
     if s.status == 0:
-        out[m + s.current] = 1.0
+        out[m + int(s.current)] = 1.0
     o_cnt = m + n
     o_nxt = o_cnt + 11 * n
     o_draw = o_nxt + 11 * n
     for j in range(n):
         L = s.stock_len[j]
         for k in range(L - 1):
-            out[o_cnt + 11 * j + s.stock[j, k]] += 1.0
+            out[o_cnt + 11 * j + int(s.stock[j, k])] += 1.0
         if L >= 2:
-            out[o_nxt + 11 * j + s.stock[j, L - 2]] = 1.0
+            out[o_nxt + 11 * j + int(s.stock[j, L - 2])] = 1.0
     for t in range(3):
         if s.draw_len > t:
-            out[o_draw + 11 * t + s.draw[s.draw_len - 1 - t]] = 1.0
+            out[o_draw + 11 * t + int(s.draw[s.draw_len - 1 - t])] = 1.0

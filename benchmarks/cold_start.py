@@ -1,0 +1,119 @@
+"""Cold-start cost: what a new user waits for on first use, and what a warm cache leaves.
+
+For every game, in fresh subprocesses:
+
+- cold: an EMPTY kernel cache (a copy of the source tree without ``__pycache__`` and a fresh
+  ``NUMBA_CACHE_DIR``): ``import cardgym``, the first AEC step (``env.reset`` + one ``env.step``),
+  then the first vector step (``make_vec`` + ``reset`` + ``step``);
+- warm: a second process over the same (now filled) cache, the same three timings.
+
+Prints a table and writes JSON (``--out``). ``python benchmarks/cold_start.py [--games skyjo ...]
+[--num-envs 16] [--out cold_start.json]``. Timings are wall-clock seconds; they depend heavily on
+the machine and on what else it runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+SRC = Path(__file__).resolve().parents[1] / "src"
+GAMES = ["skyjo", "skipbo", "skipbo_junior"]
+
+CHILD = r"""
+import json, sys, time
+t0, c0 = time.perf_counter(), time.process_time()
+import numpy as np
+import cardgym
+t1, c1 = time.perf_counter(), time.process_time()
+game, num_envs = sys.argv[1], int(sys.argv[2])
+mod = __import__(cardgym.GAMES[game][0], fromlist=["env"])
+env = mod.env()
+env.reset(seed=0)
+mask = env.observe(env.agent_selection)["action_mask"]
+env.step(int(np.flatnonzero(mask)[0]))
+t2, c2 = time.perf_counter(), time.process_time()
+out = {"import": t1 - t0, "aec_first_step": t2 - t1, "cpu_import": c1 - c0, "cpu_aec_first_step": c2 - c1}
+if num_envs > 0:
+    venv = cardgym.make_vec(game, num_envs=num_envs)
+    obs, info = venv.reset(seed=0)
+    acts = np.array([int(np.flatnonzero(m)[0]) for m in info["action_mask"]])
+    venv.step(acts)
+    out["vec_first_step"] = time.perf_counter() - t2
+    out["cpu_vec_first_step"] = time.process_time() - c2
+print("RESULT " + json.dumps(out))
+"""
+
+
+def run_child(src: Path, cache: Path, game: str, num_envs: int) -> dict:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = str(src)
+    env["NUMBA_CACHE_DIR"] = str(cache)
+    env.pop("NUMBA_DISABLE_JIT", None)
+    t0 = time.perf_counter()
+    proc = subprocess.run(
+        [sys.executable, "-c", CHILD, game, str(num_envs)], env=env, capture_output=True, text=True, check=False
+    )
+    wall = time.perf_counter() - t0
+    if proc.returncode != 0:
+        raise RuntimeError(f"{game}: child failed:\n{proc.stderr[-3000:]}")
+    line = [x for x in proc.stdout.splitlines() if x.startswith("RESULT ")][-1]
+    res = json.loads(line[len("RESULT "):])
+    res["process"] = wall
+    res["stderr"] = proc.stderr.strip()
+    return res
+
+
+def measure(game: str, num_envs: int, src_tree: Path = SRC) -> dict:
+    with tempfile.TemporaryDirectory(prefix="cardgym-cold-") as tmp:
+        src = Path(tmp) / "src"
+        shutil.copytree(src_tree, src, ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
+        cache = Path(tmp) / "numba-cache"
+        cold = run_child(src, cache, game, num_envs)
+        warm = run_child(src, cache, game, num_envs)
+        warm_aec = run_child(src, cache, game, 0)
+    return {"cold": cold, "warm": warm, "warm_aec_only": warm_aec}
+
+
+def _pair(x: dict, key: str) -> str:
+    return f"{x[key]:.2f}/{x['cpu_' + key]:.2f}"
+
+
+def main(argv=None) -> dict:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--games", nargs="+", default=GAMES, choices=GAMES)
+    ap.add_argument("--num-envs", type=int, default=16, help="vector env size (>= 256 uses the parallel step)")
+    ap.add_argument("--out", default="cold_start.json")
+    ap.add_argument("--src", default=str(SRC), help="the source tree to copy and measure (default: this checkout's)")
+    args = ap.parse_args(argv)
+    results = {"python": sys.version.split()[0], "cpus": os.cpu_count(), "num_envs": args.num_envs, "games": {}}
+    import numba
+
+    results["numba"] = numba.__version__
+    print("seconds, wall-clock / CPU time of the process (CPU time is what a busy machine does not inflate)")
+    print(f"{'game':<15}{'':6}{'import':>13}{'1st AEC step':>15}{'1st vec step':>15}{'process':>9}")
+    for game in args.games:
+        r = measure(game, args.num_envs, Path(args.src))
+        results["games"][game] = r
+        for kind in ("cold", "warm"):
+            x = r[kind]
+            print(f"{game:<15}{kind:<6}{_pair(x, 'import'):>13}{_pair(x, 'aec_first_step'):>15}"
+                  f"{_pair(x, 'vec_first_step'):>15}{x['process']:9.2f}")
+        x = r["warm_aec_only"]
+        print(f"{game:<15}{'warm*':<6}{_pair(x, 'import'):>13}{_pair(x, 'aec_first_step'):>15}{'':>15}"
+              f"{x['process']:9.2f}  (* import + first AEC step only)")
+        sys.stdout.flush()
+    Path(args.out).write_text(json.dumps(results, indent=2))
+    print(f"wrote {args.out}")
+    return results
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,259 @@
+"""First use: where kernels cache (read-only installs included), the compile notice, and the plain
+Python mode (``NUMBA_DISABLE_JIT=1``) playing the same games as the compiled kernels."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from cardgym.core import cache
+
+REPO = Path(__file__).resolve().parents[1]
+SRC = REPO / "src"
+NOTICE = "cardgym: compiling"
+
+
+def _run(code, env_extra, *, pythonpath=SRC, user=None, timeout=300):
+    env = dict(os.environ)
+    env.pop("NUMBA_CACHE_DIR", None)
+    env.pop("NUMBA_DISABLE_JIT", None)
+    env["PYTHONPATH"] = str(pythonpath)
+    env.update(env_extra)
+    cmd = [sys.executable, "-c", code]
+    if user is not None:
+        cmd = ["setpriv", f"--reuid={user}", f"--regid={user}", "--clear-groups", *cmd]
+    return subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout, check=False)
+
+
+# ------------------------------------------------------------------------------------- compile notice
+def test_notice_printed_on_a_cache_miss_only(tmp_path):
+    code = "import cardgym.core.rng as r; print(r.splitmix64(1))"
+    cold = _run(code, {"NUMBA_CACHE_DIR": str(tmp_path)})
+    assert cold.returncode == 0, cold.stderr
+    assert cold.stderr.count(NOTICE) == 1, cold.stderr
+    assert "shared kernels (first use only, cached afterwards)" in cold.stderr
+    warm = _run(code, {"NUMBA_CACHE_DIR": str(tmp_path)})
+    assert warm.returncode == 0, warm.stderr
+    assert NOTICE not in warm.stderr
+    assert warm.stdout == cold.stdout
+
+
+def test_notice_once_per_game(capsys):
+    cache._announced.discard("skipbo_junior")
+    assert cache.notice("cardgym.games.skipbo_junior._bound_b0o0")
+    assert not cache.notice("cardgym.games.skipbo_junior.kernels")  # same game, same process
+    assert not cache.notice("numpy.something")  # not ours
+    err = capsys.readouterr().err
+    assert err.count(NOTICE) == 1 and "Skip-Bo Junior kernels" in err
+
+
+# ------------------------------------------------------------------------------------- cache folders
+def _fake_package(tmp_path) -> Path:
+    root = tmp_path / "pkg"
+    (root / "games").mkdir(parents=True)
+    (root / "a.py").write_text("from numba import njit\n")
+    (root / "games" / "b.py").write_text("from numba import njit\n")
+    (root / "plain.py").write_text("x = 1\n")
+    return root
+
+
+def test_choose_prefers_numba_cache_dir_then_tree_then_user_then_temp(tmp_path, monkeypatch):
+    root = _fake_package(tmp_path)
+    monkeypatch.setattr(cache, "_numba_cache_dir", lambda: str(tmp_path / "nb"))
+    assert cache.choose(root) == ("NUMBA_CACHE_DIR", tmp_path / "nb")
+    monkeypatch.setattr(cache, "_numba_cache_dir", lambda: "")
+    assert cache.choose(root) == ("in-tree", root)
+    writable = {"user": True, "temp": True}
+
+    def fake_writable(path):
+        if path == root / "__pycache__":
+            return False
+        if path == cache.user_cache_dir():
+            return writable["user"]
+        return writable["temp"]
+
+    monkeypatch.setattr(cache, "_writable_dir", fake_writable)
+    assert cache.choose(root) == ("user", cache.user_cache_dir())
+    writable["user"] = False
+    assert cache.choose(root) == ("temp", cache._temp_cache_dir())
+    writable["temp"] = False
+    assert cache.choose(root) == ("none", None)
+
+
+def test_user_cache_dir_follows_xdg_without_platformdirs(tmp_path, monkeypatch):
+    monkeypatch.setitem(sys.modules, "platformdirs", None)  # import fails
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    assert cache.user_cache_dir() == tmp_path / "cardgym"
+
+
+def test_refresh_drops_stale_kernels_in_a_user_cache_folder(tmp_path):
+    root = _fake_package(tmp_path)
+    folder = tmp_path / "usercache"
+    folders = cache.cache_folders("user", folder, root)
+    assert len(folders) == 2 and all(f.parent == folder for f in folders)  # one per source folder
+    stamp = cache.stamp_file("user", folder, root)
+    assert cache.refresh(root, stamp, folders)  # first time: no stamp yet
+    for f in folders:
+        f.mkdir(parents=True)
+        (f / "a.f-1.py311.nbi").write_bytes(b"x")
+        (f / "a.f-1.py311.1.nbc").write_bytes(b"x")
+    (folder / "other_project_kernel.nbi").write_bytes(b"keep")
+    assert not cache.refresh(root, stamp, folders)  # sources unchanged: kept
+    assert all(len(list(f.iterdir())) == 2 for f in folders)
+    (root / "games" / "b.py").write_text("from numba import njit\n# changed\n")
+    assert cache.refresh(root, stamp, folders)
+    assert all(not list(f.iterdir()) for f in folders)
+    assert (folder / "other_project_kernel.nbi").exists()  # not ours: left alone
+
+
+def test_cache_folders_match_numbas_locator(tmp_path):
+    from numba.core.caching import UserProvidedCacheLocator
+
+    folder = tmp_path / "nb"
+    (got,) = [f for f in cache.cache_folders("NUMBA_CACHE_DIR", folder) if f.name.startswith("core_")]
+    path = str(cache.ROOT / "core" / "rng.py")
+    want = os.path.join(str(folder), UserProvidedCacheLocator.get_suitable_cache_subpath(path))
+    assert str(got) == want
+
+
+# ---------------------------------------------------------------------------------- read-only install
+ONE_STEP = (
+    "import numpy as np, cardgym.skyjo_v0 as m\n"
+    "e = m.env(); e.reset(seed=3)\n"
+    "e.step(int(np.flatnonzero(e.observe(e.agent_selection)['action_mask'])[0]))\n"
+    "from cardgym.core import cache; print('CACHE', cache.choose()[0])\n"
+)
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0,
+                    reason="needs root to run as another user (nobody) over a read-only install")
+@pytest.mark.skipif(shutil.which("setpriv") is None, reason="needs setpriv (util-linux) to switch user")
+def test_read_only_install_plays_as_an_unprivileged_user():
+    tmp_path = Path(tempfile.mkdtemp(prefix="cardgym-readonly-"))  # pytest's own tmp is root-only
+    try:
+        _read_only_install(tmp_path)
+    finally:
+        subprocess.run(["chmod", "-R", "u+w", str(tmp_path)], check=False)
+        shutil.rmtree(tmp_path, ignore_errors=True)
+
+
+def _read_only_install(tmp_path):
+    wheels = tmp_path / "wheels"
+    build = subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(wheels),
+         str(REPO)], capture_output=True, text=True, check=False, timeout=300,
+    )
+    if build.returncode != 0:
+        pytest.skip(f"cannot build a wheel here: {build.stderr[-500:]}")
+    site = tmp_path / "site"
+    inst = subprocess.run(
+        [sys.executable, "-m", "pip", "install", "--no-deps", "-q", "--target", str(site),
+         *map(str, wheels.glob("cardgym-*.whl"))], capture_output=True, text=True, check=False, timeout=300,
+    )
+    assert inst.returncode == 0, inst.stderr
+    subprocess.run(["chmod", "-R", "a-w", str(site)], check=True)
+    home = tmp_path / "home"  # exists, not writable by nobody
+    home.mkdir()
+    os.chmod(home, 0o555)
+    tmp = tmp_path / "tmp"  # the user's temporary directory
+    nbdir = tmp_path / "nbcache"
+    for d in (tmp, nbdir):
+        d.mkdir()
+        os.chmod(d, 0o777)
+    os.chmod(tmp_path, 0o755)
+    nobody = 65534
+    base = {"HOME": str(home), "TMPDIR": str(tmp), "XDG_CACHE_HOME": str(home / ".cache")}
+    # no writable package folder, no writable home: the kernels cache in the temporary directory
+    res = _run(ONE_STEP, base, pythonpath=site, user=nobody)
+    assert res.returncode == 0, res.stderr[-3000:]
+    assert "CACHE temp" in res.stdout
+    assert NOTICE in res.stderr
+    assert list((tmp / f"cardgym-cache-{nobody}").rglob("*.nbi"))
+    assert not list(site.rglob("*.nbi"))
+    # the temp cache is warm now: nothing compiles
+    res = _run(ONE_STEP, base, pythonpath=site, user=nobody)
+    assert res.returncode == 0 and NOTICE not in res.stderr, res.stderr[-3000:]
+    # NUMBA_CACHE_DIR wins (holding a copy of those kernels: numba lays both folders out alike)
+    shutil.copytree(tmp / f"cardgym-cache-{nobody}", nbdir, dirs_exist_ok=True)
+    subprocess.run(["chmod", "-R", "a+rwX", str(nbdir)], check=True)
+    shutil.rmtree(tmp / f"cardgym-cache-{nobody}")
+    res = _run(ONE_STEP, {**base, "NUMBA_CACHE_DIR": str(nbdir)}, pythonpath=site, user=nobody)
+    assert res.returncode == 0, res.stderr[-3000:]
+    assert "CACHE NUMBA_CACHE_DIR" in res.stdout
+    assert NOTICE not in res.stderr  # loaded from NUMBA_CACHE_DIR
+    assert not (tmp / f"cardgym-cache-{nobody}").exists()
+
+
+# ------------------------------------------------------------------------------ NUMBA_DISABLE_JIT mode
+PLAY = r"""
+import hashlib, json, sys
+import numpy as np
+import cardgym
+out = {}
+for game in ("skyjo", "skipbo", "skipbo_junior"):
+    mod = __import__(cardgym.GAMES[game][0], fromlist=["env"])
+    G = cardgym.get_game(game)
+    for nplayers in (2, 3):
+        for bot in G.bots:
+            env = mod.env(num_players=nplayers).unwrapped
+            h = hashlib.sha256()
+            for seed in (0, 1):
+                env.reset(seed=seed)
+                for _ in range(100):
+                    if not env.agents:
+                        break
+                    a = env.agent_selection
+                    o = env.observe(a)
+                    h.update(o["observation"].tobytes()); h.update(o["action_mask"].tobytes())
+                    if env.terminations[a] or env.truncations[a]:
+                        env.step(None)
+                        continue
+                    assert o["action_mask"].any(), (game, bot, seed, "empty mask")
+                    env.step(env.bot_action(bot))
+                    h.update(np.array([env.rewards[x] for x in env.possible_agents], np.float64).tobytes())
+                h.update(np.array(env.state()).tobytes())
+            out[f"{game}/{nplayers}p/{bot}"] = h.hexdigest()
+print("HASHES " + json.dumps(out))
+"""
+
+
+def _hashes(res):
+    assert res.returncode == 0, res.stderr[-3000:]
+    line = [x for x in res.stdout.splitlines() if x.startswith("HASHES ")][-1]
+    return json.loads(line[len("HASHES "):])
+
+
+def test_disable_jit_plays_the_same_games_as_the_compiled_kernels(capsys):
+    exec(compile(PLAY, "<play>", "exec"), {})  # compiled, in this process (shares its kernels)
+    jit = json.loads(capsys.readouterr().out.split("HASHES ")[-1])
+    nojit = _hashes(_run(PLAY, {"NUMBA_DISABLE_JIT": "1"}, timeout=900))
+    assert nojit.keys() == jit.keys()
+    differ = sorted(k for k in jit if jit[k] != nojit[k])
+    assert not differ, f"NUMBA_DISABLE_JIT=1 differs from the compiled kernels for {differ}"
+
+
+# ------------------------------------------------------------------------- one-bot / one-encoder bindings
+def test_bindings_are_per_bot_and_encoder_and_check_their_indices():
+    import cardgym
+
+    game = cardgym.get_game("skyjo")
+    one = game.compiled(bot=1, obs=0)
+    assert one is game.compiled(bot=1, obs=0)
+    assert one is not game.compiled() and one is not game.compiled(bot=2, obs=0)
+    assert one.bot is one.bot_fixed and one.BOT0 is list(game.bots.values())[1]
+    assert game.compiled(obs=-1).observe is game.compiled(obs=-1).observe_none
+    assert game.compiled().bot is game.compiled().bot_any
+    # each binding caches under its own names
+    assert one.reset_one.py_func.__qualname__ == "reset_one__b1o0"
+    assert game.compiled().reset_one.py_func.__qualname__ == "reset_one"
+    with pytest.raises(ValueError, match="bot index"):
+        game.compiled(bot=len(game.bots))
+    with pytest.raises(ValueError, match="flat encoder index"):
+        game.compiled(obs=-2)
