@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...core.game import RUNNING, TERMINATED
+from .._shared.invariants import check_build_piles
 from ...core.invariants import all_equal, all_in_range, bad, check_codes, in_range, same_cards
 from .rules import (
     DECK_SIZE,
@@ -75,10 +76,6 @@ def check_state(r, rules) -> None:
     all_in_range("disc_len", disc_len[:n], 0, PILE_CAP)
     draw_len = in_range("draw_len", r["draw_len"], 0, DECK_SIZE)
     done_len = in_range("done_len", r["done_len"], 0, DECK_SIZE)
-    heights = np.asarray(r["heights"])
-    bcounts = np.asarray(r["bcounts"])
-    all_in_range("heights", heights, 0, TOP - 1, "(a pile of 12 is complete and leaves)")
-    all_in_range("bcounts", bcounts, 0, TOP)
     hand = np.asarray(r["hand"])
     all_in_range("hand", hand[:n], 0, HAND, "(cards of each code in a hand)")
     for key, want in (("stock_len", 0), ("disc_len", 0), ("hand_len", 0), ("hand", 0), ("stop", -1),
@@ -91,18 +88,7 @@ def check_state(r, rules) -> None:
                         f"in discard pile {d} of seat {i}")
     check_codes("draw", r["draw"][:draw_len], WILD, NUM_CODES - 1, f"in the draw pile (draw_len={draw_len})")
     check_codes("done", r["done"][:done_len], WILD, NUM_CODES - 1, f"in the completed stack (done_len={done_len})")
-    for b in range(NUM_PILES):
-        h, c = int(heights[b]), int(bcounts[b])
-        if not (c == 0 if h == 0 else 1 <= c <= h):
-            raise bad("bcounts", c, f"does not fit build pile {b} of height {h} (0 on an empty pile, else "
-                      "1..height)", b)
-        cards = np.asarray(r["builds"][b, :c], np.int64)
-        want = _pile_values(rules, b, h, c)
-        off = np.flatnonzero((cards != want) & (cards != WILD))
-        if off.size:
-            k = int(off[0])
-            raise bad("builds", cards[k], f"cannot lie at height {h - c + k + 1} of build pile {b} (it takes "
-                      f"{int(want[k])} or a wild there)", (b, k))
+    heights, bcounts = check_build_piles(r, NUM_PILES, TOP, WILD, lambda b, h, c: _pile_values(rules, b, h, c))
     # ---- the cards: a permutation of the deck
     same_cards(cards_of(r), FULL_DECK, "stocks, hands, discard piles, build piles, completed and draw piles")
     # ---- derived fields

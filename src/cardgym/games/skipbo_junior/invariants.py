@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...core.game import RUNNING, TERMINATED
+from .._shared.invariants import check_build_piles
 from ...core.invariants import all_equal, all_in_range, bad, check_codes, in_range, same_cards
 from .rules import DECK_SIZE, FULL_DECK, MAX_STOCK, NUM_CODES, NUM_PILES, NUM_STACKS, TOP, WILD
 
@@ -48,10 +49,6 @@ def check_state(r, rules) -> None:
     all_in_range("stack_len", stack_len[:n], 0, DECK_SIZE)
     draw_len = in_range("draw_len", r["draw_len"], 0, DECK_SIZE)
     done_len = in_range("done_len", r["done_len"], 0, DECK_SIZE)
-    heights = np.asarray(r["heights"])
-    bcounts = np.asarray(r["bcounts"])
-    all_in_range("heights", heights, 0, TOP - 1, f"(a pile of {TOP} is complete and leaves)")
-    all_in_range("bcounts", bcounts, 0, TOP)
     for key in ("stock_len", "stack_len", "stack_under"):
         all_equal(key, r[key][n:], 0, rest)
     for j in range(n):
@@ -60,18 +57,7 @@ def check_state(r, rules) -> None:
             check_codes("stacks", r["stacks"][j, k, : stack_len[j, k]], WILD, top, f"in hand stack {k} of seat {j}")
     check_codes("draw", r["draw"][:draw_len], WILD, top, f"in the draw pile (draw_len={draw_len})")
     check_codes("done", r["done"][:done_len], WILD, top, f"in the completed stack (done_len={done_len})")
-    for b in range(NUM_PILES):
-        h, c = int(heights[b]), int(bcounts[b])
-        if not (c == 0 if h == 0 else 1 <= c <= h):
-            raise bad("bcounts", c, f"does not fit build pile {b} of height {h} (0 on an empty pile, else "
-                      "1..height)", b)
-        cards = np.asarray(r["builds"][b, :c], np.int64)
-        want = np.arange(h - c + 1, h + 1)
-        off = np.flatnonzero((cards != want) & (cards != WILD))
-        if off.size:
-            k = int(off[0])
-            raise bad("builds", cards[k], f"cannot lie at height {h - c + k + 1} of build pile {b} (it takes "
-                      f"{int(want[k])} or a wild there)", (b, k))
+    heights, bcounts = check_build_piles(r, NUM_PILES, TOP, WILD, lambda b, h, c: np.arange(h - c + 1, h + 1))
     # ---- the cards: a permutation of the deck
     same_cards(cards_of(r), FULL_DECK, "stocks, hand stacks, build piles, completed and draw piles")
     # ---- derived counts
