@@ -45,6 +45,21 @@ def test_notice_printed_on_a_cache_miss_only(tmp_path):
     assert warm.stdout == cold.stdout
 
 
+def test_a_long_compile_says_it_is_still_compiling(tmp_path):
+    # the heartbeat every HEARTBEAT_S seconds (10 by default) while one outermost compile runs
+    code = ("import cardgym.core.cache as c; c.HEARTBEAT_S = 0.2\n"
+            "from cardgym import skyjo_v0\n"
+            "env = skyjo_v0.env(); env.reset(seed=0); env.step(env.unwrapped.legal_actions()[0])\n"
+            "import threading, time; time.sleep(0.5)\n"
+            "print(sorted(t.name for t in threading.enumerate() if t.name.startswith('cardgym')))")
+    cold = _run(code, {"NUMBA_CACHE_DIR": str(tmp_path)})
+    assert cold.returncode == 0, cold.stderr
+    assert "cardgym: still compiling (" in cold.stderr, cold.stderr
+    assert cold.stdout.strip().splitlines()[-1] == "[]"  # every heartbeat stopped with its compile
+    warm = _run(code, {"NUMBA_CACHE_DIR": str(tmp_path)})
+    assert warm.returncode == 0 and "still compiling" not in warm.stderr, warm.stderr
+
+
 def test_notice_once_per_game(capsys):
     cache._announced.discard("skipbo_junior")
     assert cache.notice("cardgym.games.skipbo_junior._bound_b0o0")

@@ -32,6 +32,7 @@ import os
 import sys
 import tempfile
 import threading
+import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -268,6 +269,29 @@ def notice(module: str, stream=None) -> bool:
 _depth = threading.local()
 _listening = False
 
+#: seconds between the "still compiling" lines of a long compile
+HEARTBEAT_S = 10.0
+
+
+class _Heartbeat:
+    """While one outermost compile of cardgym kernels runs, a line on stderr every `HEARTBEAT_S`
+    seconds, so that a first run never sits silent (numba compiles in Python and LLVM releases the
+    GIL, so a daemon thread gets to print)."""
+
+    def __init__(self, stream=None):
+        self._stream = stream
+        self._t0 = time.perf_counter()
+        self._done = threading.Event()
+        threading.Thread(target=self._run, name="cardgym-compile-heartbeat", daemon=True).start()
+
+    def _run(self):
+        while not self._done.wait(HEARTBEAT_S):
+            print(f"cardgym: still compiling ({time.perf_counter() - self._t0:.0f} s)…",
+                  file=self._stream or sys.stderr, flush=True)
+
+    def stop(self):
+        self._done.set()
+
 
 def _install_notice() -> None:
     """Register the compile listener (once). Only an outermost compile prints: the kernels a compile
@@ -288,11 +312,17 @@ def _install_notice() -> None:
                 return
             disp = ev.data.get("dispatcher") if isinstance(ev.data, dict) else None
             fn = getattr(disp, "py_func", None)
+            module = getattr(fn, "__module__", "") or "" if fn is not None else ""
             if fn is not None:
-                notice(getattr(fn, "__module__", "") or "")
+                notice(module)
+            if _game_of(module) is not None:
+                _depth.beat = _Heartbeat()
 
         def on_end(self, ev):
             _depth.n = max(getattr(_depth, "n", 1) - 1, 0)
+            if _depth.n == 0 and getattr(_depth, "beat", None) is not None:
+                _depth.beat.stop()
+                _depth.beat = None
 
     event.register("numba:compile", _Notice())
     _listening = True
