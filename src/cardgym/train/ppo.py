@@ -380,10 +380,11 @@ class Trainer:
                 del w[: len(w) - 2000]
         self.episodes += idx.size
 
-    def collect(self, T: int | None = None, teacher_plays: bool = False):
+    def collect(self, T: int | None = None, teacher_plays: bool = False, progress: Progress | None = None):
         """Play ``T`` learner decisions in every record (``rollout`` by default) and return the batch with
         advantages and returns. With ``teacher_plays`` the teacher bot decides in the learner's seat (for
-        behaviour cloning): no policy is run, values are 0, so the returns are Monte Carlo returns."""
+        behaviour cloning): no policy is run, values are 0, so the returns are Monte Carlo returns.
+        ``progress`` (a `Progress` over ``T * num_envs`` decisions) is updated after every step."""
         torch, cfg, run, n = self.torch, self.cfg, self.run, self.n
         T = cfg.rollout if T is None else int(T)
         obs_b = np.zeros((T, n, self.obs_size), np.float32)
@@ -399,6 +400,8 @@ class Trainer:
         ar = np.arange(n)
         d0 = run.decisions
         for t in range(T):
+            if progress is not None:
+                progress.update(t * n, "collecting the teacher's decisions")
             run.observe(all_idx, self.seats, obs_b[t])
             mask_b[t] = run.masks.astype(bool)
             if teach:  # what the teacher bot would do in the learner's place (its own view only)
@@ -464,7 +467,10 @@ class Trainer:
         t0 = time.perf_counter()
         # wall-clock times go to timing.json (results.json holds only what the seed determines)
         self.pretrain_timing = {"collect_s": 0.0, "epochs_s": []}
-        b = self.collect(T, teacher_plays=True)
+        bar = Progress(T * self.n, cfg.progress)
+        b = self.collect(T, teacher_plays=True, progress=bar)
+        bar.update(T * self.n, "collecting the teacher's decisions", force=True)
+        bar.close()
         for k in self.window:  # outcomes of the teacher's games are not the learner's
             self.window[k].clear()
         t_collect = time.perf_counter() - t0
