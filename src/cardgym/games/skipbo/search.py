@@ -101,7 +101,7 @@ def _playout(t, p, me, mask, player, horizon):
 
 #: the search overrules the expert's choice only when its mean gain over it (paired over the same
 #: deals) is at least Z standard errors: small budgets play like the expert, not like noise
-Z = 2.0
+Z = 3.0
 
 
 @njit(cache=True)

@@ -23,8 +23,8 @@ from .kernels import apply, legal, round_points
 from .rules import DECK_SIZE, HIDDEN, MIN_VALUE, NUM_ACTIONS, NUM_VALUES, PH_SETUP, SLOTS, STATE_DTYPE
 
 #: default budget of the registered ``search`` bot
-ROLLOUTS = 4  # rollouts per legal action
-HORIZON = 0  # turns played after the action (0: to the end of the round)
+ROLLOUTS = 32  # rollouts per legal action
+HORIZON = 2  # turns played after the action (0: to the end of the round)
 #: rollout players
 R_GREEDY, R_EXPERT = 0, 1
 
@@ -150,7 +150,7 @@ def search(s, p, mask, rollouts, horizon, player):
 
 @njit(cache=True)
 def bot_search(s, p, mask):
-    """Registered bot ``search``: ``ROLLOUTS`` greedy rollouts to the end of the round per legal action."""
+    """Registered bot ``search``: ``ROLLOUTS`` greedy rollouts of ``HORIZON`` turns per legal action."""
     return search(s, p, mask, ROLLOUTS, HORIZON, R_GREEDY)
 
 def _check_budget(rollouts, horizon, rollout_bot):
