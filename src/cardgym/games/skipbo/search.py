@@ -23,7 +23,7 @@ from .rules import A_DISCARD, DECK_SIZE, NUM_ACTIONS, NUM_CODES, P_DIRECTIONS, S
 
 #: default budget of the registered ``search`` bot
 ROLLOUTS = 8  # rollouts per distinct legal action
-HORIZON = 4  # turns played after the action (0: to the end of the hand)
+HORIZON = 8  # turns played after the action (0: to the end of the hand)
 #: rollout players
 R_GREEDY, R_EXPERT = 0, 1
 WIN_SCORE = 1000.0
