@@ -167,7 +167,7 @@ def games_vs_random(rules, seeds, seat: int, player: int, rollouts: int = 0, fai
 # -- the registered bot ``search`` ---------------------------------------------------------------
 
 #: default budget of the registered ``search`` bot: rollouts per distinct legal play
-ROLLOUTS = 48
+ROLLOUTS = 128
 #: rollout players of `search`: greedy (default) or expert
 R_GREEDY, R_EXPERT = 0, 1
 _DECK = 200  # larger than any pool of hidden cards
