@@ -165,6 +165,12 @@ def games_vs_random(rules, seeds, seat: int, player: int, rollouts: int = 0, fai
 
 
 # -- the registered bot ``search`` ---------------------------------------------------------------
+# For every distinct legal play, ``ROLLOUTS`` copies of the game are dealt again from what the seat to
+# act sees (the draw pile and every stock under its top, pooled by counts and reshuffled with a
+# generator seeded from the record's ``bot_rng``), the play is applied and the game is played to its
+# end by greedy for every seat, on the same deals for every play (common random numbers). The expert's
+# play is kept unless another wins more often by at least ``Z`` standard errors of the paired
+# difference. The record's game generator ``rng`` is never used. See docs/bots.md.
 
 #: default budget of the registered ``search`` bot: rollouts per distinct legal play
 ROLLOUTS = 128
