@@ -22,7 +22,7 @@ def expert(t):
 
 
 def test_registered_in_order():
-    assert list(GAME.bots) == ["random", "greedy", "expert"]
+    assert list(GAME.bots) == ["random", "greedy", "expert", "search"]
 
 
 VARIANTS = [

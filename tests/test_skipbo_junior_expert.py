@@ -25,7 +25,7 @@ class Game(RulesGame):
 
 
 def test_registered_in_order():
-    assert list(GAME.bots) == ["random", "greedy", "expert"]
+    assert list(GAME.bots) == ["random", "greedy", "expert", "search"]
 
 
 @pytest.mark.parametrize("opts", [

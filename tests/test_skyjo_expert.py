@@ -18,7 +18,7 @@ EXPERT = GAME.bots["expert"]
 
 
 def test_registered_after_random_and_greedy():
-    assert list(GAME.bots) == ["random", "greedy", "expert"]
+    assert list(GAME.bots) == ["random", "greedy", "expert", "search"]
 
 
 def _new(seed, **options):

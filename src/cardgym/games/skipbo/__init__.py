@@ -6,6 +6,7 @@ from ...core.game import DictEncoder, FlatEncoder, GameSpec
 from .bots import bot_greedy, bot_random
 from .expert import bot_expert
 from .invariants import cards_of, check_state
+from .search import bot_search
 from .kernels import apply, legal, reset, state_size_n, state_vector
 from .observe import dict_encode, dict_space, observe_vector, vector_layout
 from .rules import FULL_DECK, MAX_PLAYERS, MIN_PLAYERS, NUM_ACTIONS, STATE_DTYPE, SkipBoRules
@@ -37,7 +38,7 @@ GAME = GameSpec(
         ),
         "dict": DictEncoder("dict", dict_space, dict_encode, "structured view of the same information"),
     },
-    bots={"random": bot_random, "greedy": bot_greedy, "expert": bot_expert},
+    bots={"random": bot_random, "greedy": bot_greedy, "expert": bot_expert, "search": bot_search},
     action_to_str=action_to_str,
     render_ansi=render_ansi,
     result=result,

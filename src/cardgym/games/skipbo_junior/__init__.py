@@ -14,6 +14,7 @@ from . import kernels as K
 from .bots import bot_greedy, bot_random
 from .expert import bot_expert
 from .invariants import cards_of, check_state
+from .search import bot_search
 from .rules import (
     DECK_SIZE,
     END_TURN,
@@ -246,7 +247,7 @@ GAME = GameSpec(
             "the same information as 'vector' as int16 arrays (codes, -1 = no card)",
         ),
     },
-    bots={"random": bot_random, "greedy": bot_greedy, "expert": bot_expert},
+    bots={"random": bot_random, "greedy": bot_greedy, "expert": bot_expert, "search": bot_search},
     action_to_str=action_to_str,
     render_ansi=render_ansi,
     result=result,

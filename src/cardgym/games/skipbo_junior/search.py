@@ -1,5 +1,6 @@
-"""Monte Carlo rollout search for Skip-Bo Junior (compiled), the player of the ceiling study
-(``studies/skipbo_junior_ceiling.py``, ``docs/results.md``).
+"""Monte Carlo rollout search for Skip-Bo Junior (compiled): the player of the ceiling study
+(``studies/skipbo_junior_ceiling.py``, ``docs/results.md``) and, at the end of this module, the
+registered bot ``search`` (`bot_search`, docs/bots.md).
 
 For every distinct legal play, the search copies the game, applies the play and plays the game out
 ``rollouts`` times: the searching seat with ``greedy`` (or ``expert``), the others with ``random``, the
@@ -19,11 +20,11 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from ...core.rng import next_seed, seed_record, shuffle
+from ...core.rng import bot_below, next_seed, seed_record, shuffle
 from .bots import bot_greedy, bot_random
 from .expert import bot_expert
 from .kernels import apply, legal, reset
-from .rules import NUM_ACTIONS, STATE_DTYPE
+from .rules import NUM_ACTIONS, NUM_CODES, STATE_DTYPE
 
 #: who plays the measured seat in ``play_vs_random``
 MC, EXPERT, GREEDY = 0, 1, 2
@@ -161,3 +162,153 @@ def games_vs_random(rules, seeds, seat: int, player: int, rollouts: int = 0, fai
     raw = recs.view(np.uint8).reshape(len(seeds), 4, STATE_DTYPE.itemsize)
     return play_vs_random(rules.params(), seeds, int(seat), int(player), int(rollouts), bool(fair),
                           rollout_bot == "expert", recs, raw)
+
+
+# -- the registered bot ``search`` ---------------------------------------------------------------
+# For every distinct legal play, ``ROLLOUTS`` copies of the game are dealt again from what the seat to
+# act sees (the draw pile and every stock under its top, pooled by counts and reshuffled with a
+# generator seeded from the record's ``bot_rng``), the play is applied and the game is played to its
+# end by greedy for every seat, on the same deals for every play (common random numbers). The expert's
+# play is kept unless another wins more often by at least ``Z`` standard errors of the paired
+# difference. The record's game generator ``rng`` is never used. See docs/bots.md.
+
+#: default budget of the registered ``search`` bot: rollouts per distinct legal play
+ROLLOUTS = 128
+#: rollout players of `search`: greedy (default) or expert
+R_GREEDY, R_EXPERT = 0, 1
+_DECK = 200  # larger than any pool of hidden cards
+
+
+@njit(cache=True)
+def resample_seen(t, g, buf):
+    """Re-deal what nobody sees in record ``t`` (draw pile, every stock under its top) with the game
+    generator of record ``g``. The pool is rebuilt from its counts first, so the result depends only on
+    which cards are hidden, never on where they were."""
+    counts = np.zeros(NUM_CODES, np.int64)
+    for i in range(t.draw_len):
+        counts[t.draw[i]] += 1
+    for j in range(t.num_players):
+        for i in range(t.stock_len[j] - 1):
+            counts[t.stock[j, i]] += 1
+    m = 0
+    for c in range(NUM_CODES):
+        for _ in range(counts[c]):
+            buf[m] = c
+            m += 1
+    shuffle(g, buf, m)
+    m = 0
+    for i in range(t.draw_len):
+        t.draw[i] = buf[m]
+        m += 1
+    for j in range(t.num_players):
+        for i in range(t.stock_len[j] - 1):
+            t.stock[j, i] = buf[m]
+            m += 1
+
+
+@njit(cache=True)
+def _bot_playout(t, p, me, mask, player):
+    while t.status == 0:
+        legal(t, p, mask)
+        a = bot_expert(t, p, mask) if player == R_EXPERT else bot_greedy(t, p, mask)
+        apply(t, p, a)
+    if t.winner == me:
+        return 1.0
+    if t.winner < 0:
+        return 0.5
+    return 0.0
+
+
+#: the search overrules the expert's choice only when its mean gain over it (paired over the same
+#: deals) is at least Z standard errors: small budgets play like the expert, not like noise
+Z = 2.0
+
+
+@njit(cache=True)
+def _confident_best(score, na, rollouts):
+    """Index of the chosen action in ``score[:na, :rollouts]`` (row 0: the expert's choice)."""
+    best = 0
+    best_gain = 0.0
+    if rollouts < 2:
+        return 0
+    for i in range(1, na):
+        mean = 0.0
+        for r in range(rollouts):
+            mean += score[i, r] - score[0, r]
+        mean /= rollouts
+        var = 0.0
+        for r in range(rollouts):
+            d = score[i, r] - score[0, r] - mean
+            var += d * d
+        var /= rollouts - 1
+        if mean > best_gain and mean * mean * rollouts > Z * Z * var:
+            best = i
+            best_gain = mean
+    return best
+
+
+@njit(cache=True)
+def search(s, p, mask, rollouts, player):
+    """The search's play for ``s.current`` (``mask``: its legal plays). Draws one seed from ``s.bot_rng``."""
+    seat = s.current
+    acts = np.empty(NUM_ACTIONS, np.int64)
+    seen = np.zeros(256, np.int8)
+    first = bot_expert(s, p, mask)
+    acts[0] = first
+    na = 1
+    for k in range(-1, NUM_ACTIONS):
+        a = first if k < 0 else k
+        if mask[a] and (k < 0 or a != first):
+            # plays of the same card onto piles of equal height are the same play
+            h = s.heights[a & 3] if a < 16 else 15
+            key = (a >> 2) * 16 + h
+            if seen[key] == 0:
+                seen[key] = 1
+                if k >= 0:
+                    acts[na] = a
+                    na += 1
+    if na == 1:
+        return first
+    seed = bot_below(s, 1 << 31) * (1 << 31) + bot_below(s, 1 << 31)
+    recs = np.empty(3, STATE_DTYPE)  # 0: the deal of this rollout, 1: a playout, 2: generator
+    seed_record(recs[2], seed)
+    g = recs[2]
+    buf = np.empty(_DECK, np.int8)
+    m2 = np.empty(NUM_ACTIONS, np.int8)
+    score = np.zeros((na, max(rollouts, 1)), np.float64)
+    for r in range(rollouts):
+        recs[0] = s
+        base = recs[0]
+        resample_seen(base, g, buf)
+        seed_record(base, next_seed(g))
+        for i in range(na):
+            recs[1] = recs[0]
+            t = recs[1]
+            apply(t, p, acts[i])
+            score[i, r] = _bot_playout(t, p, seat, m2, player)
+    return acts[_confident_best(score, na, rollouts)]
+
+
+@njit(cache=True)
+def bot_search(s, p, mask):
+    """Registered bot ``search``: ``ROLLOUTS`` greedy rollouts per distinct legal play."""
+    return search(s, p, mask, ROLLOUTS, R_GREEDY)
+
+
+def make_search_bot(rollouts: int = ROLLOUTS, rollout_bot: str = "greedy"):
+    """A ``search`` bot with another budget: ``rollouts`` per distinct legal play (0: the expert's
+    choice), played to the end of the game by ``rollout_bot`` (``"greedy"`` or ``"expert"``). The result
+    is an njit ``bot(s, p, mask) -> action`` like the registered bots (compiled on its first call, not
+    cached on disk); to play it in the environments, put it in a copy of the game's spec:
+    ``cardgym.core.game.replace(GAME, bots={**GAME.bots, "search": bot})``."""
+    if isinstance(rollouts, bool) or not isinstance(rollouts, (int, np.integer)) or not 0 <= rollouts <= 100_000:
+        raise ValueError(f"rollouts must be an integer in 0..100000 (rollouts per legal play), got {rollouts!r}")
+    if rollout_bot not in ("greedy", "expert"):
+        raise ValueError(f"rollout_bot must be 'greedy' or 'expert', got {rollout_bot!r}")
+    r, who = int(rollouts), R_EXPERT if rollout_bot == "expert" else R_GREEDY
+
+    @njit
+    def bot(s, p, mask):
+        return search(s, p, mask, r, who)
+
+    return bot

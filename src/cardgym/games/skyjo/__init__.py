@@ -7,6 +7,7 @@ from . import views
 from .invariants import cards_of, check_state
 from .bots import bot_greedy, bot_random
 from .expert import bot_expert
+from .search import bot_search
 from .kernels import apply, legal, observe_vector, reset, state_vector
 from .rules import DECK, MAX_PLAYERS, MIN_PLAYERS, NUM_ACTIONS, STATE_DTYPE, SkyjoRules
 
@@ -43,7 +44,7 @@ GAME = GameSpec(
             doc="readable grids (value, 13 = face down, 14 = removed), piles, scores; see docs/skyjo.md",
         ),
     },
-    bots={"random": bot_random, "greedy": bot_greedy, "expert": bot_expert},
+    bots={"random": bot_random, "greedy": bot_greedy, "expert": bot_expert, "search": bot_search},
     action_to_str=views.action_to_str,
     render_ansi=views.render_ansi,
     result=views.result,
