@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+import cardgym
 from cardgym.core import cache
 
 REPO = Path(__file__).resolve().parents[1]
@@ -272,3 +273,30 @@ def test_bindings_are_per_bot_and_encoder_and_check_their_indices():
         game.compiled(bot=len(game.bots))
     with pytest.raises(ValueError, match="flat encoder index"):
         game.compiled(obs=-2)
+
+
+def test_eval_and_the_batch_runner_compile_only_the_bots_that_play():
+    # the search bot costs 10-20 s of compiling: evaluating or training against other bots must not pay it
+    code = ("import numpy as np, cardgym\n"
+            "from cardgym import eval as ev\n"
+            "from cardgym.agents.runner import BatchRunner\n"
+            "from cardgym.games.skyjo import search\n"
+            "g = cardgym.get_game('skyjo'); rules = g.make_rules()\n"
+            "ev.tournament(g, ['greedy', 'random'], games=4, seed=0)\n"
+            "run = BatchRunner(g, rules, 4); pid = run.add_player('greedy'); run.reset(np.arange(4))\n"
+            "run.decide(pid, np.arange(4), run.current)\n"
+            "print(len(search.bot_search.signatures))\n")
+    out = _run(code, {})
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "0"
+
+
+def test_a_binding_to_some_bots_maps_bot_indices_to_its_slots():
+    game = cardgym.get_game("skipbo_junior")
+    some = game.compiled(bots=(2, 0))
+    assert some.BOT_SLOTS == {0: 0, 2: 1} and some is game.compiled(bots=(0, 2, 2))
+    assert game.compiled(bots=tuple(range(len(game.bots)))) is game.compiled()
+    with pytest.raises(ValueError, match="bots must be indices"):
+        game.compiled(bots=(7,))
+    with pytest.raises(ValueError, match="not both"):
+        game.compiled(bot=1, bots=(1,))

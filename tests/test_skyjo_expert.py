@@ -61,7 +61,7 @@ def test_expert_is_legal_and_never_reads_hidden_cards(options):
 
 def test_expert_only_plays_its_own_games_to_the_end():
     """Expert in every seat: games end normally (no stall draw, no truncation)."""
-    c = GAME.compiled()
+    c = GAME.compiled(bots=(0, 1, 2))  # random, greedy, expert (not the search bot)
     rules = GAME.make_rules(num_players=3)
     k = 30
     states = GAME.new_states(k)

@@ -52,13 +52,15 @@ class BatchRunner:
 
     def __init__(self, game, rules, num_envs: int, observation: str = "vector"):
         self.game, self.rules = game, rules
-        self.c = game.compiled()
         self.params = rules.params()
         self.n = int(num_envs)
         self.num_players = int(rules.num_players)
         self.which_obs = game.obs_index(observation)
         if self.which_obs < 0:
             raise ValueError(f"policies need a flat encoder; {observation!r} is a dict encoder")
+        # bound to the one encoder; each bot acts through its own binding (`_bot_call`), so only the
+        # bots that play are compiled
+        self.c = game.compiled(obs=self.which_obs)
         self.obs_size = int(game.encoder(observation).size(rules))
         self.states = np.zeros(self.n, game.state_dtype)
         self.masks = np.zeros((self.n, game.num_actions), np.int8)
@@ -128,7 +130,8 @@ class BatchRunner:
             bm = self._bot_masks
             bm[:] = 0
             bm[idx] = self.masks[idx]
-            self.c.batch_bot(self.states, self.params, bm, what, self._bot_out)
+            self.game.compiled(bot=what, obs=self.which_obs).batch_bot(self.states, self.params, bm, what,
+                                                                        self._bot_out)
             return self._bot_out[idx].copy()
         obs = self.observe(idx, seats)
         acts = np.asarray(what.act(obs, self.masks[idx]), np.int64)

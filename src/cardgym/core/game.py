@@ -215,16 +215,25 @@ class GameSpec:
             except ValueError as exc:
                 raise ValueError(f"record {i}: {exc}") from None
 
-    def compiled(self, bot: int | None = None, obs: int | None = None):
+    def compiled(self, bot: int | None = None, obs: int | None = None, bots: tuple | None = None):
         """This game's compiled entry points (the ``core/bound.py`` template bound to its kernels).
 
         ``bot``/``obs`` (indices as `bot_index`/`obs_index` give, ``obs=-1`` for a dict encoder) bind
         it to that one bot / encoder: the ``which_bot``/``which_obs`` arguments are then ignored and
-        only that bot / encoder is compiled. ``None`` keeps the dispatch over all of them."""
-        key = (self.name, bot, obs)
+        only that bot / encoder is compiled. ``bots`` (bot indices) binds the dispatch to those bots
+        only, for whole games that mix them (``play_games``): its ``which_bot`` arguments are then slots,
+        ``mod.BOT_SLOTS[bot index]``. ``None`` keeps the dispatch over all of them (which compiles every
+        bot, the `search` bot included)."""
+        if bots is not None:
+            bots = tuple(sorted(set(bots)))
+            if bot is not None:
+                raise ValueError(f"{self.name}: compiled() takes bot= or bots=, not both")
+            if bots == tuple(range(len(self.bots))):
+                bots = None
+        key = (self.name, bot, obs, bots)
         mod = _COMPILED.get(key)
         if mod is None:
-            mod = _bind(self, bot, obs)
+            mod = _bind(self, bot, obs, bots)
             _COMPILED[key] = mod
         return mod
 
@@ -310,8 +319,10 @@ _COMPILED: dict = {}
 _TEMPLATE = Path(__file__).with_name("bound.py")
 
 
-def _bind(game: GameSpec, bot: int | None = None, obs: int | None = None):
+def _bind(game: GameSpec, bot: int | None = None, obs: int | None = None, subset: tuple | None = None):
     bots = list(game.bots.values())
+    if subset is not None and (not subset or not all(isinstance(b, int) and 0 <= b < len(bots) for b in subset)):
+        raise ValueError(f"{game.name}: bots must be indices 0..{len(bots) - 1}, got {subset!r}")
     flats = [game.encoders[k].kernel for k in game.flat_encoders()]
     if not 1 <= len(bots) <= 4 or not 1 <= len(flats) <= 4:
         raise ValueError(f"{game.name}: the compiled dispatch holds 1-4 bots and 1-4 flat encoders")
@@ -319,7 +330,8 @@ def _bind(game: GameSpec, bot: int | None = None, obs: int | None = None):
         raise ValueError(f"{game.name}: bot index must be None or 0..{len(bots) - 1}, got {bot!r}")
     if obs is not None and not (isinstance(obs, int) and -1 <= obs < len(flats)):
         raise ValueError(f"{game.name}: flat encoder index must be None, -1 or 0..{len(flats) - 1}, got {obs!r}")
-    tag = ("" if bot is None else f"b{bot}") + ("" if obs is None else f"o{obs if obs >= 0 else 'n'}")
+    tag = (("" if bot is None else f"b{bot}") + ("" if subset is None else "B" + "".join(map(str, subset)))
+           + ("" if obs is None else f"o{obs if obs >= 0 else 'n'}"))
     name = f"cardgym.games.{game.name}._bound" + (f"_{tag}" if tag else "")
     spec = importlib.util.spec_from_file_location(name, _TEMPLATE)
     mod = importlib.util.module_from_spec(spec)
@@ -329,6 +341,10 @@ def _bind(game: GameSpec, bot: int | None = None, obs: int | None = None):
     if bot is not None:
         bots = [bots[bot]]
         mod.bot = mod.bot_fixed
+    mod.BOT_SLOTS = {k: k for k in range(len(bots))}
+    if subset is not None:
+        bots = [bots[k] for k in subset]
+        mod.BOT_SLOTS = {k: slot for slot, k in enumerate(subset)}
     if obs is not None:
         if obs >= 0:
             flats = [flats[obs]]

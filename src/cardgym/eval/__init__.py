@@ -70,7 +70,10 @@ def play(game, rules, seeds: np.ndarray, seat_players: list, chunk: int = 2048, 
     from ..agents.runner import BatchRunner
 
     game = _game(game)
-    c = game.compiled()
+    # bind the compiled dispatch to the bots that play (compiling a bot nobody uses, e.g. `search`, costs
+    # seconds on first use)
+    used = {game.bot_index(p) for row in seat_players for p in row if isinstance(p, str)}
+    c = game.compiled(bots=tuple(used)) if used else None
     params = rules.params()
     n = rules.num_players
     g_total = len(seeds)
@@ -83,7 +86,7 @@ def play(game, rules, seeds: np.ndarray, seat_players: list, chunk: int = 2048, 
         k = stop - start
         rows = seat_players[start:stop]
         if all(isinstance(p, str) for row in rows for p in row):
-            bots = np.array([[game.bot_index(p) for p in row] for row in rows], np.int64)
+            bots = np.array([[c.BOT_SLOTS[game.bot_index(p)] for p in row] for row in rows], np.int64)
             states = game.new_states(k)
             masks = np.zeros((k, game.num_actions), np.int8)
             rew = np.zeros((k, n), np.float64)
