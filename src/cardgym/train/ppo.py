@@ -580,8 +580,12 @@ class Trainer:
         return {"game": cfg.game, "rules": self.eval_rules, "observation": cfg.observation,
                 "trained_steps": int(self.steps), "seed": cfg.seed}
 
+    #: bots the trainer measures against during and after training; the `search` bot is left out (it
+    #: costs milliseconds a decision: measure against it with ``cardgym eval GAME --bots MODEL,search``)
+    EVAL_BOTS = ("random", "greedy", "expert")
+
     def bots(self) -> list:
-        return list(self.game.bots)
+        return [b for b in self.game.bots if b in self.EVAL_BOTS]
 
     def evaluate(self, games: int) -> dict:
         pol = self.policy()
