@@ -217,11 +217,10 @@ def main(argv=None):
 
     final = {}
     if a.eval_games > 0:
-        import cardgym
-        from cardgym.eval import match
+        from cardgym.eval import baseline_bots, match
 
         policy = ModulePolicy(algo.get_module())
-        for bot in cardgym.get_game(a.game).bots:
+        for bot in baseline_bots(a.game):  # random, greedy, expert
             r = match(a.game, policy, bot, num_players=a.players, games=a.eval_games, seed=10**6)
             final[bot] = {k: r[k] for k in ("games", "wins", "draws", "losses", "a_win_rate", "ci95")}
             lo, hi = r["ci95"]

@@ -71,6 +71,7 @@ def main(argv=None) -> dict:
 
     import cardgym
     import cardgym.sb3
+    from cardgym.eval import baseline_bots
     from cardgym.train.evaluate import duplicate_eval, format_result
     from cardgym.train.plot import line_plot
 
@@ -110,7 +111,7 @@ def main(argv=None) -> dict:
     model.save(out / "model.zip")
     policy = SB3Policy(MaskablePPO.load(out / "model.zip", device="cpu"))
     final = {}
-    for bot in cardgym.get_game(a.game).bots:
+    for bot in baseline_bots(a.game):  # random, greedy, expert
         final[bot] = duplicate_eval(a.game, policy, bot, games=a.final_games, seed=10**6, **rules)
         print(format_result(bot, final[bot]))
     ev = np.load(out / "eval" / "evaluations.npz")

@@ -58,6 +58,16 @@ def seat_rotations(num_players: int) -> list:
     return [[0 if seat == r else 1 for seat in range(num_players)] for r in range(num_players)]
 
 
+#: the bots training runs and examples measure against; the `search` bot is left out (it costs
+#: milliseconds a decision: measure against it with ``cardgym eval GAME --bots MODEL,search``)
+BASELINE_BOTS = ("random", "greedy", "expert")
+
+
+def baseline_bots(game) -> list:
+    """The game's bots among `BASELINE_BOTS`, in the game's order."""
+    return [b for b in _game(game).bots if b in BASELINE_BOTS]
+
+
 def play(game, rules, seeds: np.ndarray, seat_players: list, chunk: int = 2048, progress=None,
          records: bool = False):
     """Play one game per seed; ``seat_players[g][seat]`` is a bot name or a policy.

@@ -580,12 +580,11 @@ class Trainer:
         return {"game": cfg.game, "rules": self.eval_rules, "observation": cfg.observation,
                 "trained_steps": int(self.steps), "seed": cfg.seed}
 
-    #: bots the trainer measures against during and after training; the `search` bot is left out (it
-    #: costs milliseconds a decision: measure against it with ``cardgym eval GAME --bots MODEL,search``)
-    EVAL_BOTS = ("random", "greedy", "expert")
-
     def bots(self) -> list:
-        return [b for b in self.game.bots if b in self.EVAL_BOTS]
+        """The bots measured against during and after training (`cardgym.eval.baseline_bots`)."""
+        from ..eval import baseline_bots
+
+        return baseline_bots(self.game)
 
     def evaluate(self, games: int) -> dict:
         pol = self.policy()
