@@ -12,7 +12,8 @@ budget, in two phases:
 
 It ends with duplicate matches (every deal played from both seats) of the trained agent against the
 ``random``, ``greedy`` and ``expert`` bots, printed with 95% intervals, and writes the model, logs and a
-learning curve (``curve.png``: win rates at about five points of the run) to ``--out``. Expect about 4 minutes on 2 cores after the first-run compilation; the full-size runs
+learning curve (``curve.png``: win rates at about five points of the run) to ``--out``. Expect about 3
+minutes on 2 cores, first-run compilation included (measured: 2.9 min on a fresh clone); the full-size runs
 behind docs/results.md are ``cardgym train GAME`` with each game's preset.
 """
 
