@@ -66,3 +66,20 @@ def load_record(game, rules, data) -> np.ndarray:
     arr = record_from_dict(game.state_dtype, data)
     game.validate_record(arr[0], rules)
     return arr
+
+
+def scratch_maker(dtype: np.dtype, n: int):
+    """A function ``() -> n`` uninitialised records of ``dtype``, callable from compiled kernels (scratch
+    space for searches). Under ``NUMBA_DISABLE_JIT=1`` the kernels run as Python and read fields as
+    attributes, so there it returns a record array (as `cardgym.core.game.GameSpec.new_states` does).
+    Not cached on disk: numba cannot cache a closure, and this one compiles in milliseconds."""
+    from numba import njit
+    from numba.core import config
+
+    if config.DISABLE_JIT:
+        return lambda: np.zeros(n, dtype).view(np.recarray)
+
+    def make():
+        return np.empty(n, dtype)
+
+    return njit(make)

@@ -15,11 +15,15 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ...core.records import scratch_maker
 from ...core.rng import bot_below, next_seed, seed_record, shuffle
 from .bots import bot_greedy
 from .expert import bot_expert
 from .kernels import apply, legal, partner_of
 from .rules import A_DISCARD, DECK_SIZE, NUM_ACTIONS, NUM_CODES, P_DIRECTIONS, STATE_DTYPE
+
+#: three scratch records for a decision of the search bot
+_scratch = scratch_maker(STATE_DTYPE, 3)
 
 #: default budget of the registered ``search`` bot
 ROLLOUTS = 8  # rollouts per distinct legal action
@@ -154,7 +158,7 @@ def search(s, p, mask, rollouts, horizon, player):
     if na == 1:
         return first
     seed = bot_below(s, 1 << 31) * (1 << 31) + bot_below(s, 1 << 31)
-    recs = np.empty(3, STATE_DTYPE)  # 0: the deal of this rollout, 1: a playout, 2: generator
+    recs = _scratch()  # 0: the deal of this rollout, 1: a playout, 2: generator
     seed_record(recs[2], seed)
     g = recs[2]
     buf = np.empty(DECK_SIZE, np.int8)

@@ -20,11 +20,15 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
+from ...core.records import scratch_maker
 from ...core.rng import bot_below, next_seed, seed_record, shuffle
 from .bots import bot_greedy, bot_random
 from .expert import bot_expert
 from .kernels import apply, legal, reset
 from .rules import NUM_ACTIONS, NUM_CODES, STATE_DTYPE
+
+#: three scratch records for a decision of the search bot
+_scratch = scratch_maker(STATE_DTYPE, 3)
 
 #: who plays the measured seat in ``play_vs_random``
 MC, EXPERT, GREEDY = 0, 1, 2
@@ -270,7 +274,7 @@ def search(s, p, mask, rollouts, player):
     if na == 1:
         return first
     seed = bot_below(s, 1 << 31) * (1 << 31) + bot_below(s, 1 << 31)
-    recs = np.empty(3, STATE_DTYPE)  # 0: the deal of this rollout, 1: a playout, 2: generator
+    recs = _scratch()  # 0: the deal of this rollout, 1: a playout, 2: generator
     seed_record(recs[2], seed)
     g = recs[2]
     buf = np.empty(_DECK, np.int8)

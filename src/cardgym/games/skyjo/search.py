@@ -16,11 +16,15 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ...core.records import scratch_maker
 from ...core.rng import bot_below, next_seed, seed_record, shuffle
 from .bots import bot_greedy
 from .expert import bot_expert
 from .kernels import apply, legal, round_points
 from .rules import DECK_SIZE, HIDDEN, MIN_VALUE, NUM_ACTIONS, NUM_VALUES, PH_SETUP, SLOTS, STATE_DTYPE
+
+#: three scratch records for a decision of the search bot
+_scratch = scratch_maker(STATE_DTYPE, 3)
 
 #: default budget of the registered ``search`` bot
 ROLLOUTS = 32  # rollouts per legal action
@@ -129,7 +133,7 @@ def search(s, p, mask, rollouts, horizon, player):
     if na == 1:
         return first
     seed = bot_below(s, 1 << 31) * (1 << 31) + bot_below(s, 1 << 31)
-    recs = np.empty(3, STATE_DTYPE)  # 0: the deal of this rollout, 1: a playout, 2: generator
+    recs = _scratch()  # 0: the deal of this rollout, 1: a playout, 2: generator
     seed_record(recs[2], seed)
     g = recs[2]
     buf = np.empty(DECK_SIZE, np.int8)
