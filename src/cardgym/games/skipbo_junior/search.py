@@ -20,6 +20,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
+from .._shared.search import check_budget, confident_best
 from ...core.records import scratch_maker
 from ...core.rng import bot_below, next_seed, seed_record, shuffle
 from .bots import bot_greedy, bot_random
@@ -229,29 +230,6 @@ Z = 2.0
 
 
 @njit(cache=True)
-def _confident_best(score, na, rollouts):
-    """Index of the chosen action in ``score[:na, :rollouts]`` (row 0: the expert's choice)."""
-    best = 0
-    best_gain = 0.0
-    if rollouts < 2:
-        return 0
-    for i in range(1, na):
-        mean = 0.0
-        for r in range(rollouts):
-            mean += score[i, r] - score[0, r]
-        mean /= rollouts
-        var = 0.0
-        for r in range(rollouts):
-            d = score[i, r] - score[0, r] - mean
-            var += d * d
-        var /= rollouts - 1
-        if mean > best_gain and mean * mean * rollouts > Z * Z * var:
-            best = i
-            best_gain = mean
-    return best
-
-
-@njit(cache=True)
 def search(s, p, mask, rollouts, player):
     """The search's play for ``s.current`` (``mask``: its legal plays). Draws one seed from ``s.bot_rng``."""
     seat = s.current
@@ -290,7 +268,7 @@ def search(s, p, mask, rollouts, player):
             t = recs[1]
             apply(t, p, acts[i])
             score[i, r] = _bot_playout(t, p, seat, m2, player)
-    return acts[_confident_best(score, na, rollouts)]
+    return acts[confident_best(score, na, rollouts, Z)]
 
 
 @njit(cache=True)
@@ -305,11 +283,8 @@ def make_search_bot(rollouts: int = ROLLOUTS, rollout_bot: str = "greedy"):
     is an njit ``bot(s, p, mask) -> action`` like the registered bots (compiled on its first call, not
     cached on disk); to play it in the environments, put it in a copy of the game's spec:
     ``cardgym.core.game.replace(GAME, bots={**GAME.bots, "search": bot})``."""
-    if isinstance(rollouts, bool) or not isinstance(rollouts, (int, np.integer)) or not 0 <= rollouts <= 100_000:
-        raise ValueError(f"rollouts must be an integer in 0..100000 (rollouts per legal play), got {rollouts!r}")
-    if rollout_bot not in ("greedy", "expert"):
-        raise ValueError(f"rollout_bot must be 'greedy' or 'expert', got {rollout_bot!r}")
-    r, who = int(rollouts), R_EXPERT if rollout_bot == "expert" else R_GREEDY
+    r, _, name = check_budget(rollouts, 0, rollout_bot)
+    who = R_EXPERT if name == "expert" else R_GREEDY
 
     @njit
     def bot(s, p, mask):

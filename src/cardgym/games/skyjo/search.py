@@ -16,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from .._shared.search import check_budget, confident_best
 from ...core.records import scratch_maker
 from ...core.rng import bot_below, next_seed, seed_record, shuffle
 from .bots import bot_greedy
@@ -93,29 +94,6 @@ Z = 2.0
 
 
 @njit(cache=True)
-def _confident_best(score, na, rollouts):
-    """Index of the chosen action in ``score[:na, :rollouts]`` (row 0: the expert's choice)."""
-    best = 0
-    best_gain = 0.0
-    if rollouts < 2:
-        return 0
-    for i in range(1, na):
-        mean = 0.0
-        for r in range(rollouts):
-            mean += score[i, r] - score[0, r]
-        mean /= rollouts
-        var = 0.0
-        for r in range(rollouts):
-            d = score[i, r] - score[0, r] - mean
-            var += d * d
-        var /= rollouts - 1
-        if mean > best_gain and mean * mean * rollouts > Z * Z * var:
-            best = i
-            best_gain = mean
-    return best
-
-
-@njit(cache=True)
 def search(s, p, mask, rollouts, horizon, player):
     """The search's action for ``s.current`` (``mask``: its legal actions). Draws one seed from
     ``s.bot_rng``; reads nothing the seat does not see."""
@@ -149,7 +127,7 @@ def search(s, p, mask, rollouts, horizon, player):
             t = recs[1]
             apply(t, p, acts[i])
             score[i, r] = _playout(t, p, seat, m2, player, horizon)
-    return acts[_confident_best(score, na, rollouts)]
+    return acts[confident_best(score, na, rollouts, Z)]
 
 
 @njit(cache=True)
@@ -157,23 +135,14 @@ def bot_search(s, p, mask):
     """Registered bot ``search``: ``ROLLOUTS`` greedy rollouts of ``HORIZON`` turns per legal action."""
     return search(s, p, mask, ROLLOUTS, HORIZON, R_GREEDY)
 
-def _check_budget(rollouts, horizon, rollout_bot):
-    if isinstance(rollouts, bool) or not isinstance(rollouts, (int, np.integer)) or not 0 <= rollouts <= 100_000:
-        raise ValueError(f"rollouts must be an integer in 0..100000 (rollouts per legal action), got {rollouts!r}")
-    if isinstance(horizon, bool) or not isinstance(horizon, (int, np.integer)) or not 0 <= horizon <= 100_000:
-        raise ValueError(f"horizon must be an integer in 0..100000 (turns; 0 = to the end), got {horizon!r}")
-    if rollout_bot not in ("greedy", "expert"):
-        raise ValueError(f"rollout_bot must be 'greedy' or 'expert', got {rollout_bot!r}")
-    return int(rollouts), int(horizon), R_EXPERT if rollout_bot == "expert" else R_GREEDY
-
-
 def make_search_bot(rollouts: int = ROLLOUTS, horizon: int = HORIZON, rollout_bot: str = "greedy"):
     """A ``search`` bot with another budget: ``rollouts`` per legal action (0: the expert's choice),
     ``horizon`` turns per rollout (0: to the end of the round), played by ``rollout_bot`` (``"greedy"`` or
     ``"expert"``). The result is an njit ``bot(s, p, mask) -> action`` like the registered bots (compiled
     on its first call, not cached on disk); to play it in the environments, put it in a copy of the
     game's spec: ``cardgym.core.game.replace(GAME, bots={**GAME.bots, "search": bot})``."""
-    r, h, who = _check_budget(rollouts, horizon, rollout_bot)
+    r, h, name = check_budget(rollouts, horizon, rollout_bot)
+    who = R_EXPERT if name == "expert" else R_GREEDY
 
     @njit
     def bot(s, p, mask):
