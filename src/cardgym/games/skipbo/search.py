@@ -126,7 +126,7 @@ def search(s, p, mask, rollouts, horizon, player):
                 # plays of the same card onto piles of equal height (same direction) are the same play
                 pile = a & 3
                 d = 1 if (p[P_DIRECTIONS] != 0 and pile >= 2) else 0
-                key = (a >> 2) * 32 + d * 16 + s.heights[pile]
+                key = (a >> 2) * 32 + d * 16 + int(s.heights[pile])
                 if seen[key]:
                     continue
                 seen[key] = 1
