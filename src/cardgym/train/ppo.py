@@ -753,7 +753,8 @@ class Trainer:
                 raise CheckpointError(f"{self.out / CHECKPOINT_DIR / CHECKPOINT_ENV}: {k} holds values outside {lo}..{hi}")
         where = self.out / CHECKPOINT_DIR / CHECKPOINT_ENV
         # in the run's own dtype object: a loaded npz drops the aligned-struct flag, which numba types apart
-        states = np.array(env["states"], dtype=self.run.states.dtype)
+        states = np.empty(env["states"].shape, self.run.states.dtype)  # (np.array would keep the npz's dtype)
+        states[...] = env["states"]
         try:
             self.game.validate_records(states, self.rules)
         except ValueError as exc:
