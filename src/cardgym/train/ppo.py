@@ -856,10 +856,13 @@ class Trainer:
             row["steps_per_s"] = round(self.n * cfg.rollout / (t2 - t0))
             last = self.iteration == iters
             if cfg.eval_every and (self.iteration % cfg.eval_every == 0 or last or self.iteration == 1):
+                bar.update(self.steps, f"evaluating against {', '.join(self.bots())}…", force=True)
                 ev = self.evaluate(cfg.eval_games)
                 self.eval_history.append({"steps": self.steps, **{b: r["win_rate"] for b, r in ev.items()}})
                 for b, r in ev.items():
                     row[f"eval_{b}"] = r["win_rate"]
+                bar.update(self.steps, "evaluation: " + " ".join(f"{b} {r['win_rate']:.0%}" for b, r in ev.items()),
+                           force=True)
             rows.append(row)
             self._write_log(log_path, rows)
             text = " ".join(f"{k}:{row[f'train_win_{k}']}" for k in self.kinds if row[f"train_win_{k}"] != "")
