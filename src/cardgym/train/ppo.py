@@ -190,6 +190,11 @@ def parse_spec(spec: str) -> list:
     return out
 
 
+#: seconds between progress lines when stderr is not a terminal (a line at the end of the first update
+#: after that: an iteration takes a few seconds, so a log never sits silent for 10 s)
+NON_TTY_EVERY_S = 5.0
+
+
 class Progress:
     """A dependency-free progress bar on stderr (one line per update when not a terminal)."""
 
@@ -203,7 +208,7 @@ class Progress:
         if not self.enabled:
             return
         now = time.perf_counter()
-        if not self.tty and not force and now - self._last < 10:
+        if not self.tty and not force and now - self._last < NON_TTY_EVERY_S:
             return
         self._last = now
         frac = min(1.0, done / max(1, self.total))
