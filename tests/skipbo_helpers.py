@@ -106,7 +106,7 @@ class Table:
         return int(self.s.stock[seat, k - 1]) if k else None
 
     def cards_ok(self):
-        got = np.sort(GAME.extras["cards"](self.s))
+        got = np.sort(GAME.cards_of(self.s, self.rules))
         return np.array_equal(got, np.sort(FULL_DECK))
 
     def discard_any(self, pile=0):

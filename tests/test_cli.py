@@ -261,7 +261,7 @@ def test_skyjo_describe_action_in_context():
     from cardgym import skyjo_v0
     from cardgym.games.skyjo.rules import A_DRAW, A_REPLACE, A_TAKE
 
-    describe = skyjo_v0.GAME.extras["describe_action"]
+    describe = skyjo_v0.GAME.describe_action
     e = skyjo_v0.raw_env(setup_reveal="random")
     e.reset(seed=3)
     top = int(e.record["discard"][int(e.record["discard_len"]) - 1])

@@ -94,7 +94,7 @@ def test_no_hidden_information_leaks(cfg, seed):
             agent = r.possible_agents[seat]
             before = r.observe(agent)["observation"]
             before_dict = dict_encode(dict_raw, r.record, seat)
-            other = game.extras["resample_hidden"](r.record.copy(), r.rules, seat, rng)
+            other = game.resample_hidden(r.record.copy(), r.rules, seat, rng)
             saved = r._states.copy()
             r._states[0] = other
             after = r.observe(agent)["observation"]

@@ -148,7 +148,7 @@ def test_pictures_do_not_depend_on_hidden_cards(name, options):
     r, rules = env.record, env.rules
     rng = np.random.default_rng(0)
     for seat in {0, int(r["current"])}:
-        other = game.extras["resample_hidden"](r, rules, seat, rng)
+        other = game.resample_hidden(r, rules, seat, rng)
         for viewer in (None, seat):
             a = render.rgb_array(game, r, rules, viewer=viewer)
             b = render.rgb_array(game, other, rules, viewer=viewer)

@@ -60,7 +60,7 @@ def test_search_plays_legal_actions_to_the_end(name):
 def test_search_never_reads_hidden_cards(name):
     """Two records that differ only in cards the seat cannot see (re-dealt by the game's own
     ``resample_hidden``) get the same decision from the same ``bot_rng``."""
-    resample = cardgym.get_game(name).extras["resample_hidden"]
+    resample = cardgym.get_game(name).resample_hidden
     np_rng = np.random.default_rng(0)
     checked = differed = 0
     for seed in range(6):

@@ -71,7 +71,7 @@ def test_expert_ignores_hidden_cards(opts):
     """Re-dealing what the seat cannot see (other hands, stocks under their tops, the draw pile) never
     changes its choice."""
     rng = np.random.default_rng(0)
-    resample = GAME.extras["resample_hidden"]
+    resample = GAME.resample_hidden
     t = Table(seed=3, stock_size=10, **opts)
     steps = 0
     while not t.s.status and steps < 400:

@@ -64,7 +64,7 @@ def test_expert_deterministic_and_uses_no_randomness():
 def test_expert_ignores_hidden_cards():
     """Dealing the hidden cards (stocks under their tops, draw pile) again never changes its choice."""
     rng = np.random.default_rng(0)
-    resample = GAME.extras["resample_hidden"]
+    resample = GAME.resample_hidden
     for opts in ({"num_players": 2}, {"num_players": 4, "must_play": False}):
         g = Game(seed=3, **opts)
         while not g.s.status:

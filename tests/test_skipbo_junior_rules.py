@@ -76,7 +76,7 @@ class Game:
 
     def check(self):
         s = self.s
-        assert sorted(GAME.extras["cards"](s).tolist()) == sorted(FULL_DECK.tolist())
+        assert sorted(GAME.cards_of(s, self.rules).tolist()) == sorted(FULL_DECK.tolist())
         hidden = np.bincount(s.draw[: s.draw_len], minlength=11)
         for j in range(s.num_players):
             if s.stock_len[j] > 1:
@@ -471,8 +471,8 @@ def test_no_leak_resample_hidden():
             if g.s.status:
                 break
             g.step(g.legal()[rng.integers(len(g.legal()))])
-        r2 = GAME.extras["resample_hidden"](g.s, g.rules, 0, rng).view(np.recarray)
-        assert sorted(GAME.extras["cards"](r2).tolist()) == sorted(FULL_DECK.tolist())
+        r2 = GAME.resample_hidden(g.s, g.rules, 0, rng).view(np.recarray)
+        assert sorted(GAME.cards_of(r2, g.rules).tolist()) == sorted(FULL_DECK.tolist())
         enc = GAME.encoders["vector"]
         for seat in range(g.s.num_players):
             a = np.zeros(enc.size(g.rules), np.float32)

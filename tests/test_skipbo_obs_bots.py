@@ -88,13 +88,13 @@ def test_no_leak_of_hidden_cards(opts):
 
     def check(t):
         for seat in range(t.rules.num_players):
-            new = GAME.extras["resample_hidden"](t.s, t.rules, seat, rng)
+            new = GAME.resample_hidden(t.s, t.rules, seat, rng)
             enc.kernel(t.s, t.p, seat, a)
             st2 = np.zeros(1, GAME.state_dtype).view(np.recarray)
             st2[0] = new
             enc.kernel(st2[0], t.p, seat, b)
             assert np.array_equal(a, b)
-            got = np.sort(GAME.extras["cards"](st2[0]))
+            got = np.sort(GAME.cards_of(st2[0], t.rules))
             assert np.array_equal(got, np.sort(GAME.deck))
 
     _play(t, ["greedy", "random"], 60, check)

@@ -51,7 +51,7 @@ def test_expert_is_legal_and_never_reads_hidden_cards(options):
         while r.status == 0 and steps < 600:
             GAME.legal(r, p, mask)
             other = np.zeros(1, GAME.state_dtype).view(np.recarray)
-            other[0] = GAME.extras["resample_hidden"](r, rules, int(r.current), np_rng)
+            other[0] = GAME.resample_hidden(r, rules, int(r.current), np_rng)
             a = int(EXPERT(r, p, mask))
             assert mask[a] == 1, (options, seed, steps, a)
             assert int(EXPERT(other[0], p, mask)) == a, (options, seed, steps)

@@ -135,8 +135,8 @@ def test_resample_hidden_keeps_every_observation():
         g.step(int(GAME.bots["greedy"](g.r, g.p, g.mask)))
     changed = False
     for seat in range(3):
-        other = GAME.extras["resample_hidden"](g.r, g.rules, seat, rng)
-        assert sorted(GAME.extras["cards"](other).tolist()) == sorted(GAME.extras["cards"](g.r).tolist())
+        other = GAME.resample_hidden(g.r, g.rules, seat, rng)
+        assert sorted(GAME.cards_of(other, g.rules).tolist()) == sorted(GAME.cards_of(g.r, g.rules).tolist())
         for s2 in range(3):
             o2 = np.zeros(VEC.size(g.rules), np.float32)
             VEC.kernel(other, g.p, s2, o2)
@@ -157,7 +157,7 @@ def test_greedy_never_plays_illegal_and_never_reads_hidden_cards():
             g.legal()
             # the same public state with re-dealt hidden cards (and the same bot_rng) gets the same decision
             other = np.zeros(1, GAME.state_dtype).view(np.recarray)
-            other[0] = GAME.extras["resample_hidden"](g.r, g.rules, int(g.r.current), np.random.default_rng(steps))
+            other[0] = GAME.resample_hidden(g.r, g.rules, int(g.r.current), np.random.default_rng(steps))
             a = int(GAME.bots["greedy"](g.r, g.p, g.mask))
             assert g.mask[a] == 1
             assert int(GAME.bots["greedy"](other[0], g.p, g.mask)) == a

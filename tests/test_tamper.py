@@ -147,7 +147,7 @@ def _snapshot(raw):
 
 def _play(raw, game, deck, rng, steps):
     """Random legal play; returns a failure string or None."""
-    cards_of = getattr(game, "cards_of", None) or (lambda r, rules: game.extras["cards"](r))
+    cards_of = game.cards_of
     for t in range(steps):
         if not raw.agents:
             return None

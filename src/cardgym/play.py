@@ -53,7 +53,7 @@ def play_terminal(game, vs="greedy", num_players=2, seat=0, seed=None, inp=None,
 
     # a game may describe an action in its state ("discard the drawn 7 and reveal position 3") where its
     # action_to_str only knows the id
-    in_context = game.extras.get("describe_action")
+    in_context = game.describe_action
 
     def say(a):
         return in_context(env.record, a) if in_context is not None else env.action_to_str(a)

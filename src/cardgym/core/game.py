@@ -158,13 +158,93 @@ class GameSpec:
     action_to_str: Callable[[int], str]
     render_ansi: Callable[[Any, Any], str]  # (record, rules) -> str, public view of the table
     result: Callable[[Any, Any], dict]  # (record, rules) -> JSON-able summary (scores, winners...)
-    extras: Mapping[str, Any] = field(default_factory=dict)
+    #: ``(record, rules, seat, numpy Generator) -> record``: a copy of ``record`` with everything ``seat``
+    #: cannot see re-dealt (the hidden-information tests and determinized search use it)
+    resample_hidden: Callable[[Any, Any, int, Any], Any] | None = None
+    #: ``(record, rules, action) -> str``: an action described in the context of a state (``cardgym play``)
+    describe_action: Callable[[Any, Any, int], str] | None = None
+    #: ``(record, rules, viewer) -> cardgym.render.scene.Scene``: the picture of a state (``games/<g>/scene.py``)
+    scene: Callable[[Any, Any, Any], Any] | None = None
+    #: a ``cardgym.render.scene.Palette``: the game's card colours
+    palette: Any = None
+    #: rule-option dicts the generic test suites run this game under (the first is the default rules)
+    test_configs: Sequence[Mapping[str, Any]] = ({},)
+    #: the trainer's defaults for this game (``cardgym train GAME``; command-line flags override them)
+    train_preset: Mapping[str, Any] = field(default_factory=dict)
     #: the game's own state invariants, ``(record, rules) -> None`` raising ``ValueError`` (written beside
     #: the rules in ``games/<game>/invariants.py``); `validate_record` runs it after the header checks
     check_state: Callable[[Any, Any], None] | None = None
     #: every card code physically in a *valid* record, ``(record, rules) -> int8 array`` (the test kit's
     #: card-conservation check and `validate_record` use it)
     cards_of: Callable[[Any, Any], np.ndarray] | None = None
+
+    @property
+    def gym_class(self) -> str:
+        """Class name of the Gymnasium env: ``"cardgym/SkipBo-v0"`` -> ``"SkipBoEnv"``."""
+        return self.gym_id.split("/", 1)[1].rsplit("-v", 1)[0] + "Env"
+
+    @classmethod
+    def from_package(cls, package: str, *, title: str, gym_name: str, version: int = 0, **meta) -> "GameSpec":
+        """The spec of a game folder that follows the fixed shape (docs/api.md, "Adding a game").
+
+        ``package`` is the folder's module name (``__name__`` in its ``__init__.py``). Its modules are
+        imported by name (no core module imports a game statically) and must export: ``rules``:
+        ``RULES, STATE_DTYPE, DECK, MIN_PLAYERS, MAX_PLAYERS, NUM_ACTIONS``; ``kernels``: ``reset, legal,
+        apply, state_vector``; ``observe``: ``ENCODERS, state_size, resample_hidden``; ``text``:
+        ``action_to_str, describe_action, render_ansi, result``; ``scene``: ``scene, PALETTE``;
+        ``invariants``: ``check_state, cards_of``; ``bots``: ``BOTS``; optionally ``expert`` and
+        ``search``: ``BOTS``. Bots are ``bots.BOTS`` then ``expert.BOTS`` then ``search.BOTS``.
+        ``meta`` holds the rest of the typed fields (``train_preset``, ``test_configs``...)."""
+        name = package.rsplit(".", 1)[-1]
+        need = {
+            "rules": ("RULES", "STATE_DTYPE", "DECK", "MIN_PLAYERS", "MAX_PLAYERS", "NUM_ACTIONS"),
+            "kernels": ("reset", "legal", "apply", "state_vector"),
+            "observe": ("ENCODERS", "state_size", "resample_hidden"),
+            "text": ("action_to_str", "describe_action", "render_ansi", "result"),
+            "scene": ("scene", "PALETTE"),
+            "invariants": ("check_state", "cards_of"),
+            "bots": ("BOTS",),
+        }
+        got = {}
+        for module, names in need.items():
+            mod = importlib.import_module(f"{package}.{module}")
+            for n in names:
+                if not hasattr(mod, n):
+                    raise TypeError(f"game folder {package}: {module}.py must define {n} (see docs/api.md, 'Adding a game')")
+                got[(module, n)] = getattr(mod, n)
+        bots = dict(got[("bots", "BOTS")])
+        for module in ("expert", "search"):
+            if importlib.util.find_spec(f"{package}.{module}") is not None:
+                bots.update(importlib.import_module(f"{package}.{module}").BOTS)
+        return cls(
+            name=name,
+            title=title,
+            env_name=f"{name}_v{version}",
+            gym_id=f"cardgym/{gym_name}-v{version}",
+            min_players=got[("rules", "MIN_PLAYERS")],
+            max_players=got[("rules", "MAX_PLAYERS")],
+            num_actions=got[("rules", "NUM_ACTIONS")],
+            rules_cls=got[("rules", "RULES")],
+            state_dtype=got[("rules", "STATE_DTYPE")],
+            deck=got[("rules", "DECK")],
+            reset=got[("kernels", "reset")],
+            legal=got[("kernels", "legal")],
+            apply=got[("kernels", "apply")],
+            state_vector=got[("kernels", "state_vector")],
+            state_size=got[("observe", "state_size")],
+            encoders=dict(got[("observe", "ENCODERS")]),
+            resample_hidden=got[("observe", "resample_hidden")],
+            bots=bots,
+            action_to_str=got[("text", "action_to_str")],
+            describe_action=got[("text", "describe_action")],
+            render_ansi=got[("text", "render_ansi")],
+            result=got[("text", "result")],
+            scene=got[("scene", "scene")],
+            palette=got[("scene", "PALETTE")],
+            check_state=got[("invariants", "check_state")],
+            cards_of=got[("invariants", "cards_of")],
+            **meta,
+        )
 
     def validate_record(self, record, rules) -> None:
         """Raise ``ValueError`` (naming the field and the reason) unless ``record`` is a state these

@@ -10,7 +10,7 @@ from .search import bot_search
 from .kernels import apply, legal, reset, state_size_n, state_vector
 from .observe import dict_encode, dict_space, observe_vector, vector_layout
 from .rules import FULL_DECK, MAX_PLAYERS, MIN_PLAYERS, NUM_ACTIONS, STATE_DTYPE, SkipBoRules
-from .view import action_to_str, cards, render_ansi, resample_hidden, result
+from .view import action_to_str, render_ansi, resample_hidden, result
 
 GAME = GameSpec(
     name="skipbo",
@@ -42,7 +42,7 @@ GAME = GameSpec(
     action_to_str=action_to_str,
     render_ansi=render_ansi,
     result=result,
-    extras={"cards": cards, "resample_hidden": resample_hidden},
+    resample_hidden=resample_hidden,
 )
 
 __all__ = ["GAME", "SkipBoRules"]

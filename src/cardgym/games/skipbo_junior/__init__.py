@@ -251,5 +251,5 @@ GAME = GameSpec(
     action_to_str=action_to_str,
     render_ansi=render_ansi,
     result=result,
-    extras={"cards": cards, "resample_hidden": resample_hidden, "state_layout": state_layout},
+    resample_hidden=resample_hidden,
 )

@@ -48,8 +48,8 @@ GAME = GameSpec(
     action_to_str=views.action_to_str,
     render_ansi=views.render_ansi,
     result=views.result,
-    extras={"cards": views.cards, "resample_hidden": views.resample_hidden,
-            "describe_action": views.describe_action},
+    resample_hidden=views.resample_hidden,
+    describe_action=views.describe_action,
 )
 
 __all__ = ["GAME", "SkyjoRules"]
