@@ -49,7 +49,7 @@ def _run(code: str, src: Path, *args) -> subprocess.CompletedProcess:
 
 
 def lint(src: Path) -> subprocess.CompletedProcess:
-    return _run(LINT, src, "--config", str(ROOT / "pyproject.toml"), "--no-cache")
+    return _run(LINT, src, "--no-cache")  # the config: pyproject.toml in the working directory, ROOT
 
 
 def cycles(src: Path) -> subprocess.CompletedProcess:
