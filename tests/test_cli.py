@@ -179,11 +179,11 @@ def test_rules_are_rendered_not_raw_markdown(capsys):
 def test_package_rules_page_equals_the_docs_page(name):
     from pathlib import Path
 
-    from cardgym.core.docs import package_page
+    from cardgym.docs_pages import package_page
 
     docs = Path(__file__).resolve().parents[1] / "docs" / f"{name}.md"
     assert package_page(name).read_text() == docs.read_text(), (
-        f"src/cardgym/pages/{name}.md differs from docs/{name}.md: run python -m cardgym.core.docs docs")
+        f"src/cardgym/pages/{name}.md differs from docs/{name}.md: run python -m cardgym.docs_pages docs")
 
 
 def test_wheel_ships_the_rules_pages(tmp_path):

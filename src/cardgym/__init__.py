@@ -12,10 +12,12 @@ from __future__ import annotations
 
 import importlib
 
+from . import _wiring
 from .core import cache as _cache
 
 __version__ = "0.1.0"
 _cache.install()
+_wiring.plug_in()  # render and agents into core, which imports neither (docs/api.md, "Layers")
 
 #: game name -> (PettingZoo module, Gymnasium id, Gymnasium class name)
 GAMES = {

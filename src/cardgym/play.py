@@ -102,7 +102,7 @@ def play_terminal(game, vs="greedy", num_players=2, seat=0, seed=None, inp=None,
             if text == "r":
                 import shutil
 
-                from .cli import rules_text
+                from .docs_pages import rules_text
 
                 out.write(rules_text(game, width=min(100, shutil.get_terminal_size().columns)) + "\n")
                 continue

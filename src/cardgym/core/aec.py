@@ -13,6 +13,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 from pettingzoo.utils.env_logger import EnvLogger
 
+from . import plugins
 from .actions import check_action
 from .fastcall import entry
 from .game import RUNNING, TRUNCATED, DictEncoder, GameSpec
@@ -556,9 +557,7 @@ def aec_metadata(game: GameSpec) -> dict:
 def render_frame(game: GameSpec, mode: str, record, rules, viewer=None):
     """The table in ``mode``: ``"ansi"`` text (returned), ``"human"`` (printed), ``"rgb_array"`` picture."""
     if mode == "rgb_array":
-        from .. import render
-
-        return render.rgb_array(game, record, rules, viewer=viewer)
+        return plugins.get("rgb_array")(game, record, rules, viewer=viewer)  # cardgym.render, plugged in
     text = game.render_ansi(record, rules)
     if mode == "ansi":
         return text

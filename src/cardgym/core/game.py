@@ -48,7 +48,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
-RUNNING, TERMINATED, TRUNCATED = 0, 1, 2
+from .status import RUNNING, TERMINATED, TRUNCATED  # noqa: F401  (also imported from here)
 
 
 def state_dtype(max_players: int, fields: Sequence[tuple]) -> np.dtype:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .game import RUNNING
+from .status import RUNNING
 
 
 def bad(name: str, value, reason: str, index=None) -> ValueError:

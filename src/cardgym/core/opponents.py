@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from . import plugins
 from .game import GameSpec
 
 
@@ -14,19 +15,9 @@ def load_model_opponent(game: GameSpec, path, rules=None, observation: str | Non
 
     The file is checked before anything is built (``ValueError("not a cardgym model: ...")`` otherwise);
     a model trained on another game is refused, and so is one trained with other ``rules`` (a ``Rules``
-    object or option dict) or another ``observation`` encoder when those are given."""
-    from pathlib import Path
-
-    from ..agents import CHECKPOINT_STATE, check_model_fits, load_policy
-
-    p = Path(path)
-    if not (p.is_file() or (p / CHECKPOINT_STATE).is_file()):  # a model file or a trainer checkpoint folder
-        raise ValueError(
-            f"opponent {str(path)!r} is neither a bot of {game.name} {sorted(game.bots)} nor a model file"
-        )
-    policy = load_policy(p)
-    check_model_fits(policy, game, rules, observation, where=str(path))
-    return policy
+    object or option dict) or another ``observation`` encoder when those are given. Core does not import
+    the agents layer: the loader is the one plugged into `cardgym.core.plugins` (``"model_opponent"``)."""
+    return plugins.get("model_opponent")(game, path, rules, observation)
 
 
 def resolve_opponent(game: GameSpec, opponent, rules=None, observation: str | None = None):

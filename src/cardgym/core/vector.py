@@ -9,6 +9,7 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
+from . import plugins
 from .actions import check_actions
 from .aec import check_seed, entropy_seed
 from .game import DictEncoder, GameSpec
@@ -111,9 +112,7 @@ class CardGameVectorEnv(VectorEnv):
         self._started = False
         self.decisions = 0  # every seat's decisions taken so far (benchmarks read it)
         if self._policy is not None:
-            from ..agents.runner import BatchRunner
-
-            self._runner = BatchRunner(game, self.rules, n, observation)
+            self._runner = plugins.get("batch_runner")(game, self.rules, n, observation)
             self._runner.add_player(self._policy)
             self._states, self._masks = self._runner.states, self._runner.masks
 

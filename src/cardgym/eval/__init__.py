@@ -17,38 +17,16 @@ is parity, and comes with a 95% Wilson interval.
 from __future__ import annotations
 
 import itertools
-import sys
 import time
 
 import numpy as np
 
-from ..core.game import GameSpec
+from .batch import _game, _Progress, _resolve, play
+from .ratings import free_for_all, plackett_luce
 from .stats import bradley_terry, wilson
 
 __all__ = ["match", "tournament", "wilson", "bradley_terry", "play", "seat_rotations", "free_for_all",
            "plackett_luce"]
-
-
-def _game(game) -> GameSpec:
-    if isinstance(game, GameSpec):
-        return game
-    import cardgym
-
-    return cardgym.get_game(game)
-
-
-def _resolve(game: GameSpec, player, rules=None):
-    """A bot name stays a name; a model path loads a policy (refused when trained on other ``rules`` or
-    another observation than the flat ``vector`` one the matches use); a policy object is used as it is."""
-    from ..core.opponents import is_bot_name, load_model_opponent
-
-    if is_bot_name(game, player):
-        return player
-    if isinstance(player, str):
-        return load_model_opponent(game, player, rules, "vector")
-    if hasattr(player, "act") or callable(player):
-        return player
-    raise ValueError(f"player must be a bot name {sorted(game.bots)}, a saved model path or a policy, got {player!r}")
 
 
 def seat_rotations(num_players: int) -> list:
@@ -66,95 +44,6 @@ BASELINE_BOTS = ("random", "greedy", "expert")
 def baseline_bots(game) -> list:
     """The game's bots among `BASELINE_BOTS`, in the game's order."""
     return [b for b in _game(game).bots if b in BASELINE_BOTS]
-
-
-def play(game, rules, seeds: np.ndarray, seat_players: list, chunk: int = 2048, progress=None,
-         records: bool = False):
-    """Play one game per seed; ``seat_players[g][seat]`` is a bot name or a policy.
-
-    Games whose seats are all bots run whole inside one compiled call (``play_games``); games with
-    policies run through [`cardgym.agents.runner.BatchRunner`][cardgym.agents.runner.BatchRunner] (bots compiled, each policy acting
-    on a batch). Returns (rewards ``(games, num_players)``, status ``(games,)``, turns ``(games,)``), and
-    with ``records=True`` also the final state records ``(games,)`` (for ``game.result``).
-    """
-    from ..agents.runner import BatchRunner
-
-    game = _game(game)
-    # bind the compiled dispatch to the bots that play (compiling a bot nobody uses, e.g. `search`, costs
-    # seconds on first use)
-    used = {game.bot_index(p) for row in seat_players for p in row if isinstance(p, str)}
-    c = game.compiled(bots=tuple(used)) if used else None
-    params = rules.params()
-    n = rules.num_players
-    g_total = len(seeds)
-    rewards = np.zeros((g_total, n), np.float64)
-    status = np.zeros(g_total, np.int8)
-    turns = np.zeros(g_total, np.int32)
-    finals = game.new_states(g_total) if records else None
-    for start in range(0, g_total, chunk):
-        stop = min(start + chunk, g_total)
-        k = stop - start
-        rows = seat_players[start:stop]
-        if all(isinstance(p, str) for row in rows for p in row):
-            bots = np.array([[c.BOT_SLOTS[game.bot_index(p)] for p in row] for row in rows], np.int64)
-            states = game.new_states(k)
-            masks = np.zeros((k, game.num_actions), np.int8)
-            rew = np.zeros((k, n), np.float64)
-            st = np.zeros(k, np.int8)
-            tu = np.zeros(k, np.int32)
-            c.play_games(states, params, seeds[start:stop], bots, masks, rew, st, tu, 10**9)
-            rewards[start:stop], status[start:stop], turns[start:stop] = rew, st, tu
-            if records:
-                finals[start:stop] = states
-        else:
-            run = BatchRunner(game, rules, k)
-            ids = {}
-            for i, row in enumerate(rows):
-                for seat, p in enumerate(row):
-                    if id(p) not in ids:
-                        ids[id(p)] = run.add_player(p)
-                    run.seat_player[i, seat] = ids[id(p)]
-            run.reset(seeds[start:stop])
-            run.play()
-            rewards[start:stop] = run.rewards[:, :n]
-            status[start:stop] = run.status
-            turns[start:stop] = run.states["turn"]
-            if records:
-                finals[start:stop] = run.states
-        if progress is not None:
-            progress(k)
-    if records:
-        return rewards, status, turns, finals
-    return rewards, status, turns
-
-
-class _Progress:
-    def __init__(self, total, label, enabled):
-        self.total, self.done, self.label, self.enabled = total, 0, label, enabled
-        self.t0 = time.perf_counter()
-        self.bar = None
-        if enabled:
-            try:
-                from tqdm import tqdm
-
-                self.bar = tqdm(total=total, desc=label, unit="game", file=sys.stderr, leave=False)
-            except ImportError:
-                self.bar = None
-
-    def __call__(self, k):
-        self.done += k
-        if not self.enabled:
-            return
-        if self.bar is not None:
-            self.bar.update(k)
-        else:
-            print(f"\r{self.label}: {self.done}/{self.total} games", end="", file=sys.stderr)
-
-    def close(self):
-        if self.bar is not None:
-            self.bar.close()
-        elif self.enabled:
-            print(file=sys.stderr)
 
 
 def match(game, a, b, num_players: int = 2, games: int = 2000, seed: int = 0, progress: bool = False,
@@ -234,6 +123,3 @@ def tournament(game, players: list, num_players: int = 2, games: int = 2000, see
                                    **options)
     return {"game": _game(game).name, "num_players": num_players, "pairs": pairs, "ratings": ratings,
             "multiplayer": multiplayer}
-
-
-from .ratings import free_for_all, plackett_luce  # noqa: E402  (ratings imports this module's helpers)

@@ -28,6 +28,8 @@ import time
 
 import numpy as np
 
+from .batch import _game, _Progress, _resolve, play
+
 #: the standing that orders the seats after the winners: a field of ``game.result()``, lower is better
 STANDING = {"skyjo": "totals", "skipbo": "stock_left", "skipbo_junior": "stock_left"}
 
@@ -103,8 +105,6 @@ def free_for_all(game, players: list, num_players: int, games: int = 2000, seed:
     Returns ``{"model": "plackett-luce", "games", "ratings": {player: {"mu", "sigma", "ci95",
     "games"}}, "mean_rank": {player: mean finishing rank among the rated seats}, "seconds"}``.
     """
-    from . import _game, _Progress, _resolve, play
-
     game = _game(game)
     rules = game.make_rules(num_players=num_players, **options)
     n = rules.num_players

@@ -950,7 +950,7 @@ class _RuleFlag(argparse.Action):
 def build_parser():
     import cardgym
 
-    from ..cli import HelpFormatter, _show, flag
+    from ..cli_options import HelpFormatter, _show, flag
 
     d = Config()
 
@@ -1031,7 +1031,7 @@ def build_parser():
                         "with a larger --steps follows a different schedule than one planned that long)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     # every game's rule options as flags (the trainer's own --reward and --num-players keep their meaning)
-    from ..cli import option_help, rule_defaults
+    from ..cli_options import option_help, rule_defaults
 
     group = p.add_argument_group("rule options (cardgym rules GAME explains them; values: numbers, true/false, text)")
     found: dict = {}

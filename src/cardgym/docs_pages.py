@@ -1,8 +1,16 @@
-"""Documentation helpers: tables generated from the code, which the docs embed and tests compare."""
+"""The game pages: ``docs/GAME.md``, its tables generated from the code, and the copy the package ships.
+
+- ``python -m cardgym.docs_pages docs`` refreshes the generated tables of every game page (between the
+  `MARKERS`; tests compare them with the code) and copies each page into ``cardgym/pages/`` (shipped in
+  wheels), which `rules_markdown` reads and `rules_text` draws for a terminal (``cardgym rules``, the
+  ``r`` key of ``cardgym play``).
+"""
 
 from __future__ import annotations
 
-from .game import DictEncoder, GameSpec
+import re
+
+from .core.game import DictEncoder, GameSpec
 
 
 def layout_table(game: GameSpec, encoder: str = "vector", **options) -> str:
@@ -55,16 +63,50 @@ def package_page(name: str):
     """Where the package keeps its copy of ``docs/NAME.md`` (what ``cardgym rules NAME`` shows)."""
     from pathlib import Path
 
-    return Path(__file__).resolve().parents[1] / "pages" / f"{name}.md"
+    return Path(__file__).resolve().parent / "pages" / f"{name}.md"
+
+
+# ------------------------------------------------------------------ the shipped pages, for a terminal
+def rules_markdown(game) -> str:
+    """The game's documentation page (rules as implemented, options, spaces) as Markdown. The pages ship
+    inside the package (``cardgym/pages/GAME.md``, copies of ``docs/GAME.md`` kept equal by
+    ``python -m cardgym.docs_pages`` and a test), so this works from a wheel."""
+    from importlib import resources
+
+    return resources.files("cardgym").joinpath("pages", f"{game.name}.md").read_text(encoding="utf-8")
+
+
+def clean_markdown(text: str) -> str:
+    """The page without its HTML comments (the markers of the generated blocks)."""
+    return re.sub(r"<!--.*?-->\n?", "", text, flags=re.S)
+
+
+def render_markdown(text: str, width: int | None = None, color: bool = False) -> str:
+    """Markdown as terminal text (rich): tables drawn, links as their text, HTML comments dropped."""
+    import io
+
+    from rich.console import Console
+    from rich.markdown import Markdown
+
+    buf = io.StringIO()
+    console = Console(file=buf, width=width or 100, force_terminal=color, no_color=not color,
+                      color_system="standard" if color else None, highlight=False)
+    console.print(Markdown(clean_markdown(text), hyperlinks=False))
+    return "\n".join(line.rstrip() for line in buf.getvalue().splitlines()) + "\n"
+
+
+def rules_text(game, width: int | None = None, color: bool = False) -> str:
+    """The rules page of ``game`` rendered for a terminal."""
+    return render_markdown(rules_markdown(game), width=width, color=color)
 
 
 def main(argv=None):  # pragma: no cover - a maintenance command
-    """``python -m cardgym.core.docs [DOCS_DIR]``: refresh the generated tables of every game page, then
+    """``python -m cardgym.docs_pages [DOCS_DIR]``: refresh the generated tables of every game page, then
     copy each page into the package (``cardgym/pages``, shipped in wheels for ``cardgym rules``)."""
     import sys
     from pathlib import Path
 
-    import cardgym
+    import cardgym  # the game registry (this module is above core: docs/api.md, "Layers")
 
     root = Path((argv or sys.argv[1:] or ["docs"])[0])
     for name in cardgym.GAMES:

@@ -1,0 +1,49 @@
+"""Plugs the package's renderer and model loading into core (`cardgym.core.plugins`).
+
+Core is the bottom layer and imports neither `cardgym.render` nor `cardgym.agents`; this module, run
+once by ``cardgym/__init__.py``, hands them to it. Each loader imports its module on first use only,
+so ``import cardgym`` loads neither Pillow nor torch.
+"""
+
+from __future__ import annotations
+
+from .core import plugins
+
+
+def _rgb_array():
+    from .render import rgb_array
+
+    return rgb_array
+
+
+def load_model_opponent(game, path, rules=None, observation: str | None = None):
+    """A saved model (``cardgym.agents.load_policy``, torch ``weights_only=True``) as an opponent.
+
+    The file is checked before anything is built (``ValueError("not a cardgym model: ...")`` otherwise);
+    a model trained on another game is refused, and so is one trained with other ``rules`` (a ``Rules``
+    object or option dict) or another ``observation`` encoder when those are given."""
+    from pathlib import Path
+
+    from .agents import CHECKPOINT_STATE, check_model_fits, load_policy
+
+    p = Path(path)
+    if not (p.is_file() or (p / CHECKPOINT_STATE).is_file()):  # a model file or a trainer checkpoint folder
+        raise ValueError(
+            f"opponent {str(path)!r} is neither a bot of {game.name} {sorted(game.bots)} nor a model file"
+        )
+    policy = load_policy(p)
+    check_model_fits(policy, game, rules, observation, where=str(path))
+    return policy
+
+
+def _batch_runner():
+    from .agents.runner import BatchRunner
+
+    return BatchRunner
+
+
+def plug_in() -> None:
+    """Fill every slot of `cardgym.core.plugins` with this package's implementation."""
+    plugins.plug("rgb_array", _rgb_array)
+    plugins.plug("model_opponent", lambda: load_model_opponent)
+    plugins.plug("batch_runner", _batch_runner)
