@@ -6,6 +6,7 @@ from __future__ import annotations
 import importlib
 import inspect
 import itertools
+import subprocess
 import sys
 import types
 from pathlib import Path
@@ -88,6 +89,15 @@ def test_game_folder_has_the_fixed_shape(name):
     assert list(game.bots) == list(bots) and all(game.bots[k] is bots[k] for k in bots)
     assert list(game.bots)[:4] == ["random", "greedy", "expert", "search"]
     assert len(inspect.signature(game.describe_action).parameters) == 3  # (record, rules, action)
+
+
+@pytest.mark.parametrize("name", list(cardgym.GAMES))
+def test_each_game_imports_first_in_a_fresh_interpreter(name):
+    """No import cycle between a game folder and the render layer, whichever game is loaded first."""
+    code = (f"import cardgym; g = cardgym.get_game({name!r}); "
+            "assert g.scene is not None and g.palette.name == g.name; print('ok')")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0 and proc.stdout.strip() == "ok", proc.stderr[-2000:]
 
 
 # ------------------------------------------------------------------ from_package on a broken folder

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from ..games.skipbo_junior.rules import END_TURN, NUM_PILES, NUM_STACKS
 from ._common import check_viewer, legal_mask, you
+from ._skipbo_table import build_piles_region, card
 from .scene import Palette, Pile, Region, Scene
-from .skipbo import build_piles_region, card
 
 FAN_SLOTS = 7
 
