@@ -265,11 +265,11 @@ def test_skyjo_describe_action_in_context():
     e = skyjo_v0.raw_env(setup_reveal="random")
     e.reset(seed=3)
     top = int(e.record["discard"][int(e.record["discard_len"]) - 1])
-    assert describe(e.record, A_TAKE) == f"take the {top} from the discard pile"
+    assert describe(e.record, e.rules, A_TAKE) == f"take the {top} from the discard pile"
     e.step(A_DRAW)
     held = int(e.record["held"])
-    assert describe(e.record, 5).startswith(f"discard the drawn {held} and reveal position 5")
-    assert describe(e.record, A_REPLACE + 5).endswith(f"with the drawn {held}")
+    assert describe(e.record, e.rules, 5).startswith(f"discard the drawn {held} and reveal position 5")
+    assert describe(e.record, e.rules, A_REPLACE + 5).endswith(f"with the drawn {held}")
 
 
 def test_plot_fallback_layout_without_matplotlib(tmp_path):

@@ -3,16 +3,21 @@
 from __future__ import annotations
 
 import collections
+import hashlib
 import importlib
+import types
+from pathlib import Path
 
 import numpy as np
 import pytest
 
-pytest.importorskip("PIL")
+PIL = pytest.importorskip("PIL")
 
-from cardgym import get_game, render
-from cardgym.render.draw_rgb import scene_size
-from cardgym.render.scene import BACK, VALUE, WILD
+import cardgym  # noqa: E402
+from cardgym import get_game, render  # noqa: E402
+from cardgym.render.draw_rgb import rgb, scene_size  # noqa: E402
+from cardgym.render.draw_text import ansi as draw_ansi  # noqa: E402
+from cardgym.render.scene import BANDS, BACK, VALUE, WILD, Card, Palette, Pile, Region, Scene  # noqa: E402
 
 MODULES = {
     "skyjo": "cardgym.skyjo_v0",
@@ -197,3 +202,130 @@ def test_bad_arguments():
         render.ansi("skyjo", env.record, env.rules, viewer=2)
     with pytest.raises(ValueError, match="no renderer"):
         render.ansi("chess", env.record, env.rules)
+    with pytest.raises(ValueError, match="no renderer for game 'x'"):
+        render.rgb_array(types.SimpleNamespace(name="x"), env.record, env.rules)
+    with pytest.raises(ValueError, match="no renderer"):
+        render.scene(42, env.record, env.rules)
+
+
+# ------------------------------------------------------------------ the render layer knows no game
+
+RENDER = Path(render.__file__).parent
+
+
+@pytest.mark.parametrize("module", ["__init__.py", "scene.py", "draw_rgb.py", "draw_text.py", "_common.py"])
+def test_the_render_layer_names_no_game(module):
+    """Colours, backs and wild labels come from the game's `Palette`; the scene from ``GameSpec.scene``."""
+    source = (RENDER / module).read_text()
+    for name in list(cardgym.GAMES) + ["skip-bo", "skip_bo", "junior"]:
+        assert name.lower() not in source.lower(), f"render/{module} names {name!r}"
+    assert "GAMES" not in source  # no list of games of its own: the scene comes from the GameSpec
+
+
+def test_each_game_has_its_palette():
+    for name in cardgym.GAMES:
+        game = get_game(name)
+        assert isinstance(game.palette, Palette) and game.palette.name == name
+        env = play(name, 3)
+        assert render.scene(game, env.record, env.rules).palette is game.palette
+
+
+def _fake_scene(palette):
+    cards = [Card(VALUE, 1), Card(VALUE, 2), Card(WILD), Card(BACK)]
+    table = Region("Table", rows=[[Pile(cards, "row", "t"), Pile([Card(BACK)], "stack", "d", count=3)]])
+    return Scene(palette, "A game", ["a line"], table, [Region("player_0", rows=[[Pile([Card(WILD)], "row")]])])
+
+
+def test_a_new_palette_drives_colours_backs_and_wild_labels():
+    one = Palette("one", band=lambda v: "red" if v == 1 else "green", back_fill=(10, 20, 30))
+    two = Palette("two", band=lambda v: "sb_blue", back_fill=(200, 200, 10), wild_label="MEGA-WILD",
+                  wild_short="MW")
+    t1, t2 = (draw_ansi(_fake_scene(p), color=True) for p in (one, two))
+    assert f"\x1b[{BANDS['red'][2]}m 1" in t1 and f"\x1b[{BANDS['green'][2]}m 2" in t1
+    assert f"\x1b[{BANDS['sb_blue'][2]}m 1" in t2
+    assert " W " in draw_ansi(_fake_scene(one)) and " MW " in draw_ansi(_fake_scene(two))
+    a, b = rgb(_fake_scene(one)), rgb(_fake_scene(two))
+    assert a.shape == b.shape and not np.array_equal(a, b)
+    # the back colour of each palette is painted (the card back fill)
+    assert (a.reshape(-1, 3) == (10, 20, 30)).all(axis=1).sum() > 200
+    assert (b.reshape(-1, 3) == (200, 200, 10)).all(axis=1).sum() > 200
+    assert not (a.reshape(-1, 3) == (200, 200, 10)).all(axis=1).any()
+
+
+def test_palette_checks_its_fields():
+    def ok(v):
+        return "red"
+
+    with pytest.raises(TypeError, match="name"):
+        Palette("", ok, (1, 2, 3))
+    with pytest.raises(TypeError, match="band must be a function"):
+        Palette("g", "red", (1, 2, 3))
+    with pytest.raises(TypeError, match=r"back_fill must be an \(r, g, b\) tuple"):
+        Palette("g", ok, (1, 2, 300))
+    with pytest.raises(TypeError, match="back_fill"):
+        Palette("g", ok, [1, 2, 3])
+    with pytest.raises(TypeError, match="wild_label"):
+        Palette("g", ok, (1, 2, 3), wild_label="")
+    with pytest.raises(ValueError, match="wild_short must be 1 or 2 characters"):
+        Palette("g", ok, (1, 2, 3), wild_short="WLD")
+    bad = Palette("g", lambda v: "mauve", (1, 2, 3))
+    with pytest.raises(ValueError, match=r"Palette g: band\(1\) returned 'mauve', not a colour band"):
+        draw_ansi(_fake_scene(bad), color=True)
+
+
+# ------------------------------------------------------------------ pinned pictures
+
+#: sha256 of ``render.ansi`` (colour on) and of ``render.rgb_array``'s bytes for a few states: the
+#: pictures do not change unless a change means to (re-pin with ``python tests/test_render.py``). The
+#: pixels depend on Pillow's font rasteriser, so they are compared on the Pillow version they were
+#: pinned with only; the text always.
+PIN_PILLOW = "13.0.0"
+PIN_CASES = [
+    ("skyjo", {"num_players": 3}, 4, 17),
+    ("skyjo", {"num_players": 2, "setup_reveal": "random"}, 5, 60),
+    ("skipbo", {"num_players": 4, "teams": True, "stock_size": 10}, 6, 40),
+    ("skipbo", {"num_players": 2, "match_target": 100, "stock_size": 8}, 7, 25),
+    ("skipbo_junior", {"num_players": 3}, 8, 30),
+]
+PINS = {
+    "skyjo-4-None": ("6f06574fd10ee390", "535x808:66267725a370734b"),
+    "skyjo-4-2": ("b1431fba15a01eb6", "535x808:4dd443be37950416"),
+    "skyjo-5-None": ("c4765fe72646d78f", "535x542:793268dd46663165"),
+    "skyjo-5-1": ("8390456facaf7b77", "535x542:9020612dbd25bc5b"),
+    "skipbo-6-None": ("7c69047dc6d24b2d", "777x1378:1225bac4d4ed2fd8"),
+    "skipbo-6-0": ("fda19ab1783947d8", "777x1378:f3e54c04433eeaad"),
+    "skipbo-7-None": ("fa86c53f520dec20", "498x1378:1cc2dabf448c4ab9"),
+    "skipbo-7-0": ("366a272a3c30780c", "498x1378:b3948ab480b0e5c4"),
+    "skipbo_junior-8-None": ("07a55ec8d6fc3186", "481x1018:31fd63de46f8c3cb"),
+    "skipbo_junior-8-0": ("bd35d6faa91cf11e", "481x1018:f9ef54748da7f198"),
+}
+
+
+def _pins():
+    out = {}
+    for name, opts, seed, moves in PIN_CASES:
+        env = play(name, moves, seed=seed, **opts)
+        game = get_game(name)
+        for viewer in (None, int(env.record["current"])):
+            key = f"{name}-{seed}-{viewer}"
+            text = render.ansi(game, env.record, env.rules, viewer=viewer, color=True)
+            img = render.rgb_array(game, env.record, env.rules, viewer=viewer)
+            out[key] = (hashlib.sha256(text.encode()).hexdigest()[:16],
+                        f"{img.shape[0]}x{img.shape[1]}:" + hashlib.sha256(img.tobytes()).hexdigest()[:16])
+    return out
+
+
+def test_pictures_are_pinned():
+    got = _pins()
+    assert set(got) == set(PINS)
+    for key, (text, pixels) in PINS.items():
+        assert got[key][0] == text, f"{key}: the text picture changed"
+        if PIL.__version__ == PIN_PILLOW:
+            assert got[key][1] == pixels, f"{key}: the RGB picture changed"
+        else:
+            assert got[key][1].split(":")[0] == pixels.split(":")[0], f"{key}: the picture's size changed"
+
+
+if __name__ == "__main__":  # print fresh pins
+    for k, v in _pins().items():
+        print(f"    {k!r}: {v!r},")

@@ -11,7 +11,7 @@ from test_skyjo_rules import DRAW, TAKE, Game, R, stack
 from cardgym.games.skyjo import GAME
 from cardgym.eval import match
 from cardgym.games.skyjo.rules import DECK_COUNTS, HIDDEN, PH_DRAWN
-from cardgym.games.skyjo.views import D_HIDDEN, D_NONE, D_REMOVED
+from cardgym.games.skyjo.observe import D_HIDDEN, D_NONE, D_REMOVED
 
 VEC = GAME.encoders["vector"]
 compiled_only = pytest.mark.skipif(

@@ -23,7 +23,7 @@ from cardgym.games.skyjo.rules import (
     REMOVED,
     UP,
 )
-from cardgym.games.skyjo.views import cards
+from cardgym.games.skyjo.invariants import cards_of as cards
 
 DRAW, TAKE = 24, 25
 

@@ -207,6 +207,11 @@ class GameSpec:
         }
         got = {}
         for module, names in need.items():
+            if importlib.util.find_spec(f"{package}.{module}") is None:
+                raise TypeError(
+                    f"game folder {package}: has no {module}.py (it must define {', '.join(names)}; "
+                    "see docs/api.md, 'Adding a game')"
+                )
             mod = importlib.import_module(f"{package}.{module}")
             for n in names:
                 if not hasattr(mod, n):
@@ -215,7 +220,12 @@ class GameSpec:
         bots = dict(got[("bots", "BOTS")])
         for module in ("expert", "search"):
             if importlib.util.find_spec(f"{package}.{module}") is not None:
-                bots.update(importlib.import_module(f"{package}.{module}").BOTS)
+                mod = importlib.import_module(f"{package}.{module}")
+                if not hasattr(mod, "BOTS"):
+                    raise TypeError(
+                        f"game folder {package}: {module}.py must define BOTS (see docs/api.md, 'Adding a game')"
+                    )
+                bots.update(mod.BOTS)
         return cls(
             name=name,
             title=title,

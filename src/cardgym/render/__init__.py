@@ -1,43 +1,52 @@
 """Pictures and text views of a game's table, public or as one seat sees it.
 
-Entry points (``game_spec`` is a `cardgym.core.game.GameSpec` or a game name)::
+Entry points (``game_spec`` is a `cardgym.core.game.GameSpec` or a registered game's name)::
 
-    from cardgym import render, skyjo_v0
-    e = skyjo_v0.raw_env(num_players=3); e.reset(seed=1)
-    img = render.rgb_array(skyjo_v0.GAME, e.record, e.rules)              # uint8 (H, W, 3), public view
-    txt = render.ansi(skyjo_v0.GAME, e.record, e.rules, viewer=0, color=True)  # what seat 0 sees
+    import cardgym
+    from cardgym import render
+    game = cardgym.get_game(name)
+    img = render.rgb_array(game, record, rules)                       # uint8 (H, W, 3), public view
+    txt = render.ansi(game, record, rules, viewer=0, color=True)      # what seat 0 sees
 
-``viewer=None`` is what a spectator sees (hidden cards as backs, Skip-Bo hands as backs); ``viewer=k``
-adds what seat ``k`` alone sees (its Skip-Bo hand) and highlights the cards it can play when it is to
-act. Face-down Skyjo cards stay hidden in every view: nobody has seen them.
+``viewer=None`` is what a spectator sees (cards in hands and other hidden cards as backs); ``viewer=k``
+adds what seat ``k`` alone sees and highlights the cards it can play when it is to act (what each view
+shows is the game's choice).
 
-Underneath, a per-game builder (``cardgym.render.<game>.scene``) turns a state record into a
-game-independent `cardgym.render.scene.Scene`, which `draw_rgb.rgb` (Pillow; ``pip install
-cardgym[render]``) or `draw_text.ansi` draws. The image size depends only on the game and its
-number of players, so every frame of an episode has the same shape.
+Underneath, the game's own builder (``GameSpec.scene``, from ``games/<game>/scene.py``) turns a state
+record into a game-independent `cardgym.render.scene.Scene` coloured by the game's
+`cardgym.render.scene.Palette`, which `draw_rgb.rgb` (Pillow; ``pip install cardgym[render]``) or
+`draw_text.ansi` draws. This package knows no game. The image size depends only on the game and its
+number of players, so every frame of an episode has the same size.
 """
 
 from __future__ import annotations
 
-import importlib
-
 import numpy as np
 
-from .scene import Card, Pile, Region, Scene
-
-GAMES = ("skyjo", "skipbo", "skipbo_junior")
+from .scene import Card, Palette, Pile, Region, Scene
 
 
-def _name(game_spec) -> str:
-    name = game_spec if isinstance(game_spec, str) else getattr(game_spec, "name", None)
-    if name not in GAMES:
-        raise ValueError(f"no renderer for game {name!r}; games: {list(GAMES)}")
-    return name
+def _spec(game_spec):
+    """The GameSpec of ``game_spec`` (a GameSpec or a registered game's name) that has a ``scene``."""
+    if isinstance(game_spec, str):
+        import cardgym  # the registry; imported on use so render stays below the games
+
+        try:
+            game_spec = cardgym.get_game(game_spec)
+        except ValueError as exc:
+            raise ValueError(f"no renderer for game {game_spec!r}: {exc}") from None
+    if getattr(game_spec, "scene", None) is None:
+        what = getattr(game_spec, "name", type(game_spec).__name__)
+        raise ValueError(
+            f"no renderer for game {what!r}: expected a GameSpec with a scene (games/<game>/scene.py) or a "
+            "registered game's name"
+        )
+    return game_spec
 
 
 def scene(game_spec, record, rules, viewer=None) -> Scene:
     """The `Scene` of a state record: the public view (``viewer=None``) or seat ``viewer``'s."""
-    return importlib.import_module(f"{__name__}.{_name(game_spec)}").scene(record, rules, viewer)
+    return _spec(game_spec).scene(record, rules, viewer)
 
 
 def _need_pillow(what: str):
@@ -70,4 +79,4 @@ def ansi(game_spec, record, rules, viewer=None, color: bool = False) -> str:
     return draw(scene(game_spec, record, rules, viewer), color=color)
 
 
-__all__ = ["Card", "Pile", "Region", "Scene", "ansi", "image", "rgb_array", "scene"]
+__all__ = ["Card", "Palette", "Pile", "Region", "Scene", "ansi", "image", "rgb_array", "scene"]

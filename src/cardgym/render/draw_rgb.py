@@ -1,7 +1,8 @@
 """Draw a `cardgym.render.scene.Scene` as an RGB image with Pillow (``pip install cardgym[render]``).
 
-Cards are rounded rectangles: Skip-Bo family cards are white with a coloured number (wilds orange),
-Skyjo cards are filled with their value band's colour, face-down cards show a patterned back and empty
+Cards are rounded rectangles coloured by the scene's `Palette`: a value in an "ink" band (no number
+colour in `BANDS`) is a white card with a coloured number, in another band a card filled with the band's
+colour; wilds are orange, face-down cards show a patterned back in the palette's ``back_fill`` and empty
 slots a faint outline. Text uses Pillow's built-in default font (no font files needed).
 """
 
@@ -12,7 +13,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from .scene import BACK, BANDS, EMPTY, TEAM_COLOURS, WILD, Card, Pile, Region, Scene, band, wild_label
+from .scene import BACK, BANDS, EMPTY, TEAM_COLOURS, WILD, Card, Palette, Pile, Region, Scene, band
 
 CW, CH = 46, 64  # card size
 RAD = 7  # corner radius
@@ -39,7 +40,6 @@ HIGHLIGHT = (255, 236, 0)
 SLOT_FILL = (10, 58, 34)
 SLOT_LINE = (70, 124, 90)
 FACE = (252, 250, 242)
-BACK_FILL = {"skyjo": (104, 58, 128), "skipbo": (170, 40, 40), "skipbo_junior": (0, 120, 170)}
 
 
 @lru_cache(maxsize=16)
@@ -112,7 +112,7 @@ def region_size(reg: Region) -> tuple:
 
 
 @lru_cache(maxsize=1024)
-def _tile(palette: str, kind: str, value, highlight: bool):
+def _tile(palette: Palette, kind: str, value, highlight: bool):
     """A card drawn once on a transparent tile (3 px of room around it for the highlight)."""
     from PIL import Image, ImageDraw
 
@@ -121,13 +121,13 @@ def _tile(palette: str, kind: str, value, highlight: bool):
     return img
 
 
-def draw_card(img, x, y, card: Card, palette: str):
+def draw_card(img, x, y, card: Card, palette: Palette):
     """Paste one card with its top-left corner at (x, y) of ``img``."""
     tile = _tile(palette, card.kind, card.value, bool(card.highlight))
     img.paste(tile, (int(x) - 3, int(y) - 3), tile)
 
 
-def _draw_card(draw, x, y, card: Card, palette: str):
+def _draw_card(draw, x, y, card: Card, palette: Palette):
     """Draw one card with its top-left corner at (x, y)."""
     box = [x, y, x + CW - 1, y + CH - 1]
     if card.highlight:
@@ -136,7 +136,7 @@ def _draw_card(draw, x, y, card: Card, palette: str):
         draw.rounded_rectangle(box, RAD, fill=SLOT_FILL, outline=SLOT_LINE, width=1)
         return
     if card.kind == BACK:
-        fill = BACK_FILL.get(palette, (40, 50, 120))
+        fill = palette.back_fill
         draw.rounded_rectangle(box, RAD, fill=fill, outline=(245, 245, 245), width=2)
         inner = [x + 5, y + 5, x + CW - 6, y + CH - 6]
         draw.rounded_rectangle(
@@ -163,19 +163,20 @@ def _draw_card(draw, x, y, card: Card, palette: str):
     colour, fg, _ = BANDS[b]
     if card.kind == WILD:
         draw.rounded_rectangle(box, RAD, fill=colour, outline=_darker(colour), width=2)
-        label = wild_label(palette)
-        draw.text((x + 4, y + 2), "SB" if palette == "skipbo" else "W", font=_font(12), fill=fg)
-        if label == "SKIP-BO":
-            _text_center(draw, x + CW / 2, y + CH / 2 - 2, "SKIP", _font(13), fg, stroke=0)
-            _text_center(draw, x + CW / 2, y + CH / 2 + 12, "-BO", _font(13), fg, stroke=0)
+        label = palette.wild_label
+        draw.text((x + 4, y + 2), palette.wild_short, font=_font(12), fill=fg)
+        if "-" in label:  # two lines, split before the hyphen
+            head, tail = label.split("-", 1)
+            _text_center(draw, x + CW / 2, y + CH / 2 - 2, head, _font(13), fg, stroke=0)
+            _text_center(draw, x + CW / 2, y + CH / 2 + 12, "-" + tail, _font(13), fg, stroke=0)
         else:
-            _text_center(draw, x + CW / 2, y + CH / 2 + 4, "W", _font(26), fg, stroke=1)
+            _text_center(draw, x + CW / 2, y + CH / 2 + 4, palette.wild_short, _font(26), fg, stroke=1)
         return
     text = str(card.value)
-    if fg is None:  # Skip-Bo style: white card, coloured number and frame
+    if fg is None:  # an "ink" band: white card, coloured number and frame
         draw.rounded_rectangle(box, RAD, fill=FACE, outline=colour, width=2)
         ink = colour
-    else:  # Skyjo style: the card is the colour
+    else:  # a "fill" band: the card is the colour
         draw.rounded_rectangle(box, RAD, fill=colour, outline=_darker(colour), width=2)
         ink = fg
         cx, cy = x + CW / 2, y + CH / 2 + 4
@@ -189,7 +190,7 @@ def _blend(a, b, t):
     return tuple(int(a[i] + (b[i] - a[i]) * t) for i in range(3))
 
 
-def draw_pile(img, draw, x, y, p: Pile, palette: str, caption_y=None):
+def draw_pile(img, draw, x, y, p: Pile, palette: Palette, caption_y=None):
     """A pile in a box of width ``_box_w(p)``, cards from (x, y); its caption centred on ``caption_y``."""
     bw = _box_w(p)
     pw, _ = pile_size(p)
@@ -207,7 +208,7 @@ def draw_pile(img, draw, x, y, p: Pile, palette: str, caption_y=None):
         top = p.cards[-1] if p.cards else Card(EMPTY)
         count = p.count if p.count is not None else len(p.cards)
         if top.kind != EMPTY:
-            edge = BACK_FILL.get(palette, (40, 50, 120)) if top.kind == BACK else (215, 212, 200)
+            edge = palette.back_fill if top.kind == BACK else (215, 212, 200)
             for k in (2, 1):
                 if count > k:
                     o = k * STACK_OFF
@@ -223,7 +224,7 @@ def draw_pile(img, draw, x, y, p: Pile, palette: str, caption_y=None):
         _text_center(draw, x + bw / 2, caption_y, caption, _font(12), DIM)
 
 
-def draw_region(img, x, y, w, h, reg: Region, palette: str, center_rows=False):
+def draw_region(img, x, y, w, h, reg: Region, palette: Palette, center_rows=False):
     from PIL import Image, ImageDraw
 
     panel = Image.new("RGB", (w, h), FELT)

@@ -1,6 +1,6 @@
 """Draw a `cardgym.render.scene.Scene` as a text table, with ANSI colours if asked.
 
-Every card is a 4-character cell: the number right-aligned, ``W`` (``SB`` in Skip-Bo) for a wild,
+Every card is a 4-character cell: the number right-aligned, the palette's ``wild_short`` for a wild,
 ``##`` for a face-down card, ``--`` for an empty slot; a highlighted card is in brackets, ``[ 7]``. Fanned piles
 list their cards bottom first, so the last one is the top. A ``stack`` pile shows its top card and
 ``(xN)``, the number of cards in it.
@@ -8,7 +8,7 @@ list their cards bottom first, so the last one is the top. A ``stack`` pile show
 
 from __future__ import annotations
 
-from .scene import BANDS, EMPTY, VALUE, WILD, Card, Pile, Region, Scene, band
+from .scene import BANDS, EMPTY, VALUE, WILD, Card, Palette, Pile, Region, Scene, band
 
 RESET = "\x1b[0m"
 
@@ -17,9 +17,9 @@ def _sgr(code: str, on: bool) -> str:
     return f"\x1b[{code}m" if on else ""
 
 
-def cell(card: Card, palette: str, color: bool) -> str:
+def cell(card: Card, palette: Palette, color: bool) -> str:
     if card.kind == WILD:
-        t = "SB" if palette == "skipbo" else "W"
+        t = palette.wild_short
     else:
         t = card.text
     left, right = ("[", "]") if card.highlight else (" ", " ")
@@ -35,7 +35,7 @@ def cell(card: Card, palette: str, color: bool) -> str:
     return left + _sgr(code, True) + s + RESET + right
 
 
-def pile_text(p: Pile, palette: str, color: bool) -> str:
+def pile_text(p: Pile, palette: Palette, color: bool) -> str:
     if p.layout == "stack":
         count = p.count if p.count is not None else len(p.cards)
         top = p.cards[-1] if p.cards else Card(EMPTY)
@@ -50,7 +50,7 @@ def _bold(s: str, color: bool) -> str:
     return f"\x1b[1m{s}{RESET}" if color and s else s
 
 
-def region_lines(reg: Region, palette: str, color: bool) -> list:
+def region_lines(reg: Region, palette: Palette, color: bool) -> list:
     title = reg.title
     if reg.active:
         title = "> " + title

@@ -6,7 +6,9 @@ one region per player. A region holds text lines and rows of `Pile`s; a pile hol
 a fanned discard pile or hand stack) or as its top card only with a card count (``"stack"``).
 
 A card is a number (``kind="value"``), a wild, a face-down back or an empty slot, optionally
-highlighted. Its colours come from the scene's ``palette`` (the game's name) through `band`.
+highlighted. Its colours and labels come from the scene's `Palette` (defined by the game, in
+``games/<game>/scene.py``): the colour band of each value, the fill of a card back and the wild's name.
+This module, `draw_rgb` and `draw_text` know no game: a game hands them a `Scene`.
 
 The layout is structural: the size of a drawn scene depends only on the number of piles, cards per
 ``"row"`` pile and ``fan_slots`` of ``"fan"`` piles, never on the values shown, so every frame of one
@@ -16,6 +18,7 @@ game has the same size (what video recorders need).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Callable
 
 VALUE, WILD, BACK, EMPTY = "value", "wild", "back", "empty"
 
@@ -59,9 +62,45 @@ class Region:
     min_width: int = 0  # pixels, to keep every player's region the same size
 
 
+@dataclass(frozen=True)
+class Palette:
+    """A game's card colours and labels (``PALETTE`` in ``games/<game>/scene.py``).
+
+    - ``name``: the game's name.
+    - ``band``: face-up card value -> the name of its colour band in `BANDS` (a wild is always ``"sb_wild"``).
+    - ``back_fill``: RGB of a card back (the picture's face-down cards and the edges of a face-down stack).
+    - ``wild_label``: long name of the wild card. A label with a hyphen is written on the card in two
+      lines split before the hyphen (``"MEGA-WILD"``: ``MEGA`` / ``-WILD``); otherwise the card shows
+      ``wild_short`` in large print.
+    - ``wild_short``: the wild's corner label in the picture and its text cell (at most 2 characters).
+    """
+
+    name: str
+    band: Callable[[int], str]
+    back_fill: tuple
+    wild_label: str = "WILD"
+    wild_short: str = "W"
+
+    def __post_init__(self):
+        if not isinstance(self.name, str) or not self.name:
+            raise TypeError(f"Palette.name must be a non-empty str (the game's name), got {self.name!r}")
+        if not callable(self.band):
+            raise TypeError(f"Palette {self.name}: band must be a function value -> band name, got {self.band!r}")
+        fill = self.back_fill
+        if not (isinstance(fill, tuple) and len(fill) == 3
+                and all(isinstance(c, int) and not isinstance(c, bool) and 0 <= c <= 255 for c in fill)):
+            raise TypeError(f"Palette {self.name}: back_fill must be an (r, g, b) tuple of ints 0..255, got {fill!r}")
+        for what in ("wild_label", "wild_short"):
+            v = getattr(self, what)
+            if not isinstance(v, str) or not v:
+                raise TypeError(f"Palette {self.name}: {what} must be a non-empty str, got {v!r}")
+        if len(self.wild_short) > 2:
+            raise ValueError(f"Palette {self.name}: wild_short must be 1 or 2 characters, got {self.wild_short!r}")
+
+
 @dataclass
 class Scene:
-    palette: str  # "skyjo" | "skipbo" | "skipbo_junior"
+    palette: Palette  # the game's colours and labels
     title: str
     lines: list  # list[str]: whose turn, scores, pile sizes...
     table: Region
@@ -89,7 +128,7 @@ BANDS = {
     "green": ((70, 160, 70), (255, 255, 255), "32"),
     "yellow": ((245, 205, 50), (60, 45, 0), "93"),
     "red": ((205, 45, 45), (255, 255, 255), "31"),
-    # Skip-Bo style: white cards with a coloured number
+    # "ink" bands (no number colour): white cards with a coloured number and frame
     "sb_blue": ((30, 90, 200), None, "94"),
     "sb_green": ((20, 140, 60), None, "32"),
     "sb_red": ((200, 30, 40), None, "91"),
@@ -97,34 +136,18 @@ BANDS = {
 }
 
 
-def band(palette: str, card: Card) -> str:
-    """The colour band of a face-up card in a game's palette."""
+def band(palette: Palette, card: Card) -> str:
+    """The colour band (a key of `BANDS`) of a face-up card in a game's palette."""
     if card.kind == WILD:
         return "sb_wild"
-    v = int(card.value)
-    if palette == "skyjo":
-        if v < 0:
-            return "darkblue"
-        if v == 0:
-            return "lightblue"
-        if v <= 4:
-            return "green"
-        if v <= 8:
-            return "yellow"
-        return "red"
-    if palette == "skipbo_junior":  # 1-3 blue, 4-7 green, 8-10 red
-        return "sb_blue" if v <= 3 else ("sb_green" if v <= 7 else "sb_red")
-    return "sb_blue" if v <= 4 else ("sb_green" if v <= 8 else "sb_red")  # Skip-Bo: 1-4, 5-8, 9-12
-
-
-def wild_label(palette: str) -> str:
-    return "SKIP-BO" if palette == "skipbo" else "WILD"
+    b = palette.band(int(card.value))
+    if b not in BANDS:
+        raise ValueError(
+            f"Palette {palette.name}: band({int(card.value)}) returned {b!r}, not a colour band; allowed: {sorted(BANDS)}"
+        )
+    return b
 
 
 #: team colours (region borders, titles)
 TEAM_COLOURS = [(90, 170, 255), (255, 120, 200), (170, 255, 120)]
 
-
-def cards_of(values, kind=VALUE) -> list:
-    """Cards from codes where 0 is the wild (Skip-Bo family)."""
-    return [Card(WILD) if int(v) == 0 else Card(kind, int(v)) for v in values]

@@ -23,10 +23,18 @@ from ..games.skipbo.rules import (
     S_STOCK,
     TOP,
 )
-from ._common import build_piles_region, card, check_viewer, legal_mask, you
-from .scene import BACK, EMPTY, Card, Pile, Region, Scene
+from ._common import check_viewer, legal_mask, you
+from ._skipbo_table import build_piles_region, card
+from .scene import BACK, EMPTY, Card, Palette, Pile, Region, Scene
 
 FAN_SLOTS = 8
+
+
+def _band(v: int) -> str:
+    return "sb_blue" if v <= 4 else ("sb_green" if v <= 8 else "sb_red")  # 1-4, 5-8, 9-12
+
+
+PALETTE = Palette("skipbo", band=_band, back_fill=(170, 40, 40), wild_label="SKIP-BO", wild_short="SB")
 
 
 def _need(r, rules, b) -> int:
@@ -129,4 +137,4 @@ def scene(r, rules, viewer=None) -> Scene:
                 team=team,
             )
         )
-    return Scene("skipbo", title, lines, table, players, viewer)
+    return Scene(PALETTE, title, lines, table, players, viewer)

@@ -9,10 +9,18 @@ cards.
 from __future__ import annotations
 
 from ..games.skipbo_junior.rules import END_TURN, NUM_PILES, NUM_STACKS
-from ._common import build_piles_region, card, check_viewer, legal_mask, you
-from .scene import Pile, Region, Scene
+from ._common import check_viewer, legal_mask, you
+from ._skipbo_table import build_piles_region, card
+from .scene import Palette, Pile, Region, Scene
 
 FAN_SLOTS = 7
+
+
+def _band(v: int) -> str:
+    return "sb_blue" if v <= 3 else ("sb_green" if v <= 7 else "sb_red")  # 1-3, 4-7, 8-10
+
+
+PALETTE = Palette("skipbo_junior", band=_band, back_fill=(0, 120, 170), wild_label="WILD", wild_short="W")
 
 
 def scene(r, rules, viewer=None) -> Scene:
@@ -60,4 +68,4 @@ def scene(r, rules, viewer=None) -> Scene:
                 active=running and i == cur,
             )
         )
-    return Scene("skipbo_junior", title, lines, table, players, viewer)
+    return Scene(PALETTE, title, lines, table, players, viewer)

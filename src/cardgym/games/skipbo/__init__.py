@@ -11,6 +11,7 @@ from .kernels import apply, legal, reset, state_size_n, state_vector
 from .observe import dict_encode, dict_space, observe_vector, vector_layout
 from .rules import FULL_DECK, MAX_PLAYERS, MIN_PLAYERS, NUM_ACTIONS, STATE_DTYPE, SkipBoRules
 from .view import action_to_str, render_ansi, resample_hidden, result
+from ...render.skipbo import PALETTE, scene
 
 GAME = GameSpec(
     name="skipbo",
@@ -43,6 +44,8 @@ GAME = GameSpec(
     render_ansi=render_ansi,
     result=result,
     resample_hidden=resample_hidden,
+    scene=scene,
+    palette=PALETTE,
 )
 
 __all__ = ["GAME", "SkipBoRules"]

@@ -15,6 +15,7 @@ from .bots import bot_greedy, bot_random
 from .expert import bot_expert
 from .invariants import cards_of, check_state
 from .search import bot_search
+from ...render.skipbo_junior import PALETTE, scene
 from .rules import (
     DECK_SIZE,
     END_TURN,
@@ -252,4 +253,6 @@ GAME = GameSpec(
     render_ansi=render_ansi,
     result=result,
     resample_hidden=resample_hidden,
+    scene=scene,
+    palette=PALETTE,
 )

@@ -224,3 +224,7 @@ def bot_greedy(s, p, mask):
     if pos >= 0:
         return A_REPLACE + pos
     return pick_legal(s, mask)
+
+
+#: the simple bots, in the order of the compiled dispatch (then ``expert.BOTS``, ``search.BOTS``)
+BOTS = {"random": bot_random, "greedy": bot_greedy}

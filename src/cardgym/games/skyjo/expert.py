@@ -543,3 +543,6 @@ def _best_reveal_value(s, p, me, now, U, N, E, VAR, Q, PA, w, tempo, cv0, cv1, c
 @njit(cache=True)
 def bot_expert(s, p, mask):
     return expert_action(s, p, mask, W_DEFAULT)
+
+
+BOTS = {"expert": bot_expert}

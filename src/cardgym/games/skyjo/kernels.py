@@ -461,15 +461,3 @@ def state_vector(s, p, out):
         out[at + int(s.draw[s.draw_len - 1]) + 2] = 1.0
     else:
         out[at + 15] = 1.0
-
-
-def common_size(n: int) -> int:
-    return 16 + 16 + 5 + 4 * n + 2 + NUM_VALUES
-
-
-def obs_size(n: int) -> int:
-    return n * SLOTS * 17 + common_size(n)
-
-
-def state_size(n: int) -> int:
-    return obs_size(n) + 16

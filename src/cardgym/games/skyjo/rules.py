@@ -155,3 +155,7 @@ class SkyjoRules(Rules):
         p[P_REWARD] = REWARD_CODES[self.reward]
         p[P_STALL_ROUNDS] = 0 if self.stall_rounds is None else self.stall_rounds
         return p
+
+
+#: the game's `cardgym.core.rules.Rules` subclass (``GameSpec.rules_cls``)
+RULES = SkyjoRules

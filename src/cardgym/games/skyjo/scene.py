@@ -1,12 +1,17 @@
-"""Skyjo scene: every player's 3x4 grid, the draw and discard piles, the held card, scores.
+"""Skyjo's picture: every player's 3x4 grid, the draw and discard piles, the held card, scores.
 
 Face-down grid cards are backs for everybody, the owner included (nobody has seen them); a removed
 column leaves empty slots. The held card (drawn or taken) is public and highlighted.
+
+`scene` is the game's ``GameSpec.scene``; `PALETTE` its card colours: the box's five bands (negative
+cards dark blue, 0 light blue, 1-4 green, 5-8 yellow, 9-12 red) and a purple back.
 """
 
 from __future__ import annotations
 
-from ..games.skyjo.rules import (
+from ...render._common import check_viewer, you
+from ...render.scene import BACK, EMPTY, VALUE, Card, Palette, Pile, Region, Scene
+from .rules import (
     COLS,
     END_GAME,
     END_STALL,
@@ -20,8 +25,21 @@ from ..games.skyjo.rules import (
     REMOVED,
     ROWS,
 )
-from ._common import check_viewer, you
-from .scene import BACK, EMPTY, VALUE, Card, Pile, Region, Scene
+
+
+def _band(v: int) -> str:
+    if v < 0:
+        return "darkblue"
+    if v == 0:
+        return "lightblue"
+    if v <= 4:
+        return "green"
+    if v <= 8:
+        return "yellow"
+    return "red"
+
+
+PALETTE = Palette("skyjo", band=_band, back_fill=(104, 58, 128))
 
 _PHASE = {
     PH_SETUP: "reveals two cards (setup)",
@@ -105,4 +123,4 @@ def scene(r, rules, viewer=None) -> Scene:
                 min_width=236,
             )
         )
-    return Scene("skyjo", title, lines, table, players, viewer)
+    return Scene(PALETTE, title, lines, table, players, viewer)

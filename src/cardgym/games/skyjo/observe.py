@@ -1,34 +1,34 @@
-"""Python-side views of a Skyjo record: vector layout, dict encoder, text, results and test extras."""
+"""Skyjo observations: every encoder, the full state's size and what a seat cannot see.
+
+- ``"vector"``: the compiled kernel ``kernels.observe_vector``, laid out by the `Field` table
+  `vector_layout` (the docs show it; a test holds it against the kernel).
+- ``"dict"``: `dict_encode` into the `dict_space` of readable grids and counters.
+
+`state_size` is the length of ``kernels.state_vector``: the vector observation seen from seat 0 with
+every face-down card shown, then the top of the draw pile. `resample_hidden` re-deals the face-down
+cards and the draw pile.
+"""
 
 from __future__ import annotations
 
 import numpy as np
 
-from ...core.game import Field
-from .kernels import common_size, obs_size, state_size
+from ...core.game import DictEncoder, Field, FlatEncoder
+from .kernels import observe_vector
 from .rules import (
-    A_DRAW,
-    A_REPLACE,
-    A_TAKE,
     COLS,
     DECK_COUNTS,
-    END_GAME,
-    END_STALL,
-    END_TRUNCATED,
     HIDDEN,
     NUM_VALUES,
     PH_DRAWN,
-    PH_OVER,
-    PH_SETUP,
-    PH_START,
     PH_TAKEN,
-    REMOVED,
     ROWS,
     SLOTS,
     UP,
 )
 
-PHASE_NAMES = ["setup", "start", "drawn", "taken", "over"]
+#: ``state_vector``'s last field: the top of the draw pile (one-hot value -2..12, then 'empty')
+DRAW_TOP = 16
 
 # dict encoder sentinels
 D_HIDDEN = 13
@@ -72,13 +72,12 @@ def vector_layout(rules) -> list:
             "discard pile and the held card) / 15; the same for every seat (everything face up is public)",
         ),
     ]
-    assert sum(f.size for f in fields) == obs_size(n)
-    assert sum(f.size for f in fields[1:]) == common_size(n)
     return fields
 
 
-def state_size_of(rules) -> int:
-    return state_size(rules.num_players)
+def state_size(rules) -> int:
+    """Length of ``kernels.state_vector``: the vector observation's fields, then the draw pile's top."""
+    return sum(f.size for f in vector_layout(rules)) + DRAW_TOP
 
 
 # ----------------------------------------------------------------------------------------------- dict
@@ -136,114 +135,6 @@ def dict_encode(r, rules, seat) -> dict:
     }
 
 
-# ------------------------------------------------------------------------------------------- strings
-
-
-def action_to_str(a: int) -> str:
-    a = int(a)
-    if 0 <= a < 12:
-        return f"reveal position {a} (row {a // 4}, col {a % 4}); after a draw, the drawn card is discarded first"
-    if 12 <= a < 24:
-        q = a - A_REPLACE
-        return f"replace position {q} (row {q // 4}, col {q % 4}) with the held card"
-    if a == A_DRAW:
-        return "draw from the draw pile"
-    if a == A_TAKE:
-        return "take the top card of the discard pile"
-    raise ValueError(f"Skyjo action must be in 0..25, got {a}")
-
-
-def describe_action(r, a: int) -> str:
-    """Action ``a`` in words for the state ``r`` it is taken in (``cardgym play``): names the drawn or
-    taken card, the card a replacement puts on the discard pile, and says a setup reveal is only that."""
-    a = int(a)
-    ph = int(r["phase"])
-    if not 0 <= a < A_TAKE + 1:
-        return action_to_str(a)
-
-    def where(q):
-        return f"position {q} (row {q // 4}, col {q % 4})"
-
-    held = int(r["held"])
-    how = "drawn" if ph == PH_DRAWN else "taken"
-    cur = int(r["current"])
-    if a < 12:
-        if ph == PH_DRAWN:
-            return f"discard the drawn {held} and reveal {where(a)}"
-        return f"reveal {where(a)}"
-    if a < 24:
-        q = a - A_REPLACE
-        up = int(r["up"][cur, q])
-        old = "a face-down card" if up == HIDDEN else f"the {int(r['grid'][cur, q])}"
-        return f"replace {where(q)}, {old}, with the {how} {held}"
-    if a == A_DRAW:
-        return "draw from the draw pile"
-    dl = int(r["discard_len"])
-    return f"take the {int(r['discard'][dl - 1])} from the discard pile" if dl else action_to_str(a)
-
-
-def _cell(up, v) -> str:
-    if up == HIDDEN:
-        return " ##"
-    if up == REMOVED:
-        return "  ."
-    return f"{int(v):3d}"
-
-
-def render_ansi(r, rules) -> str:
-    n = rules.num_players
-    ph = int(r["phase"])
-    dl = int(r["discard_len"])
-    lines = [
-        f"Skyjo  round {int(r['round_no']) + (0 if ph == PH_OVER else 1)}  turn {int(r['turn'])}  "
-        f"phase {PHASE_NAMES[ph]}"
-        + (f"  to act: player_{int(r['current'])}" if int(r["status"]) == 0 else "  (over)"),
-        f"draw pile: {int(r['draw_len'])} cards   discard: "
-        + (f"{int(r['discard'][dl - 1])} ({dl} cards)" if dl else "empty"),
-    ]
-    if ph in (PH_DRAWN, PH_TAKEN):
-        lines.append(f"held card: {int(r['held'])} ({'drawn' if ph == PH_DRAWN else 'taken from the discard'})")
-    goer = int(r["goer"])
-    for i in range(n):
-        tag = " (went out)" if goer == i and ph != PH_OVER else ""
-        lines.append(
-            f"player_{i}: total {int(r['totals'][i])}  last round {int(r['scores'][i])}{tag}"
-        )
-        for row in range(ROWS):
-            lines.append("  " + "".join(_cell(r["up"][i, 4 * row + c], r["grid"][i, 4 * row + c]) for c in range(COLS)))
-    return "\n".join(lines)
-
-
-def result(r, rules) -> dict:
-    n = rules.num_players
-    totals = [int(x) for x in r["totals"][:n]]
-    reason = int(r["end_reason"])
-    winners = []
-    if reason == END_GAME:
-        low = min(totals)
-        winners = [i for i in range(n) if totals[i] == low]
-    return {
-        "scores": [int(x) for x in r["scores"][:n]],
-        "totals": totals,
-        "winners": winners,
-        "rounds": int(r["round_no"]),
-        "turns": int(r["turn"]),
-        "end": {0: "running", END_GAME: "game over", END_STALL: "draw (stall)", END_TRUNCATED: "truncated"}[
-            reason
-        ],
-    }
-
-
-# ------------------------------------------------------------------------------------------- extras
-
-
-def cards(r) -> np.ndarray:
-    """Every card code physically in the game (grids, piles, held card): `invariants.cards_of`."""
-    from .invariants import cards_of
-
-    return cards_of(r)
-
-
 def resample_hidden(r, rules, seat, np_rng):
     """A copy of record ``r`` where every card hidden from ``seat`` (face-down grid cards of every seat,
     the draw pile) is re-dealt at random among those places. In Skyjo no seat knows more than another
@@ -263,20 +154,18 @@ def resample_hidden(r, rules, seat, np_rng):
     return out
 
 
-def name_of_phase(ph: int) -> str:
-    return PHASE_NAMES[ph]
-
-
-__all__ = [
-    "PH_SETUP",
-    "PH_START",
-    "action_to_str",
-    "cards",
-    "describe_action",
-    "dict_encode",
-    "dict_space",
-    "render_ansi",
-    "resample_hidden",
-    "result",
-    "vector_layout",
-]
+ENCODERS = {
+    "vector": FlatEncoder(
+        "vector",
+        vector_layout,
+        kernel=observe_vector,
+        doc="one-hot grids of every seat (observer first), discard top, held card, phase, seats, "
+        "scores, draw-pile size and unseen card counts; see docs/skyjo.md",
+    ),
+    "dict": DictEncoder(
+        "dict",
+        dict_space,
+        dict_encode,
+        doc="readable grids (value, 13 = face down, 14 = removed), piles, scores; see docs/skyjo.md",
+    ),
+}
