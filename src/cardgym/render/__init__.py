@@ -37,6 +37,8 @@ def _name(game_spec) -> str:
 
 def scene(game_spec, record, rules, viewer=None) -> Scene:
     """The `Scene` of a state record: the public view (``viewer=None``) or seat ``viewer``'s."""
+    if getattr(game_spec, "scene", None) is not None:  # a game folder's scene.py (GameSpec.scene)
+        return game_spec.scene(record, rules, viewer)
     return importlib.import_module(f"{__name__}.{_name(game_spec)}").scene(record, rules, viewer)
 
 

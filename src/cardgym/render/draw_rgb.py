@@ -42,6 +42,10 @@ FACE = (252, 250, 242)
 BACK_FILL = {"skyjo": (104, 58, 128), "skipbo": (170, 40, 40), "skipbo_junior": (0, 120, 170)}
 
 
+def _back_fill(palette) -> tuple:
+    return tuple(palette.back_fill) if hasattr(palette, "back_fill") else BACK_FILL.get(palette, (40, 50, 120))
+
+
 @lru_cache(maxsize=16)
 def _font(size: int):
     from PIL import ImageFont
@@ -136,7 +140,7 @@ def _draw_card(draw, x, y, card: Card, palette: str):
         draw.rounded_rectangle(box, RAD, fill=SLOT_FILL, outline=SLOT_LINE, width=1)
         return
     if card.kind == BACK:
-        fill = BACK_FILL.get(palette, (40, 50, 120))
+        fill = _back_fill(palette)
         draw.rounded_rectangle(box, RAD, fill=fill, outline=(245, 245, 245), width=2)
         inner = [x + 5, y + 5, x + CW - 6, y + CH - 6]
         draw.rounded_rectangle(
@@ -207,7 +211,7 @@ def draw_pile(img, draw, x, y, p: Pile, palette: str, caption_y=None):
         top = p.cards[-1] if p.cards else Card(EMPTY)
         count = p.count if p.count is not None else len(p.cards)
         if top.kind != EMPTY:
-            edge = BACK_FILL.get(palette, (40, 50, 120)) if top.kind == BACK else (215, 212, 200)
+            edge = _back_fill(palette) if top.kind == BACK else (215, 212, 200)
             for k in (2, 1):
                 if count > k:
                     o = k * STACK_OFF

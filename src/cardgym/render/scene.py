@@ -16,6 +16,7 @@ game has the same size (what video recorders need).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Callable
 
 VALUE, WILD, BACK, EMPTY = "value", "wild", "back", "empty"
 
@@ -59,9 +60,20 @@ class Region:
     min_width: int = 0  # pixels, to keep every player's region the same size
 
 
+@dataclass(frozen=True)
+class Palette:
+    """A game's card colours (SHAPE.md): what the drawers need to colour a scene of any game."""
+
+    name: str  # the game's name
+    band: Callable[[int], str]  # face-up card value -> colour band name in BANDS
+    back_fill: tuple  # RGB of a card back
+    wild_label: str = "WILD"  # long name of the wild card ("SKIP-BO" in Skip-Bo)
+    wild_short: str = "W"  # corner / text label of the wild card ("SB" in Skip-Bo)
+
+
 @dataclass
 class Scene:
-    palette: str  # "skyjo" | "skipbo" | "skipbo_junior"
+    palette: str  # "skyjo" | "skipbo" | "skipbo_junior", or a game's `Palette`
     title: str
     lines: list  # list[str]: whose turn, scores, pile sizes...
     table: Region
@@ -102,6 +114,8 @@ def band(palette: str, card: Card) -> str:
     if card.kind == WILD:
         return "sb_wild"
     v = int(card.value)
+    if isinstance(palette, Palette):
+        return palette.band(v)
     if palette == "skyjo":
         if v < 0:
             return "darkblue"
@@ -118,6 +132,8 @@ def band(palette: str, card: Card) -> str:
 
 
 def wild_label(palette: str) -> str:
+    if isinstance(palette, Palette):
+        return palette.wild_label
     return "SKIP-BO" if palette == "skipbo" else "WILD"
 
 
