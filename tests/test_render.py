@@ -10,15 +10,14 @@ import pytest
 
 pytest.importorskip("PIL")
 
+import cardgym
 from cardgym import get_game, render
 from cardgym.render.draw_rgb import scene_size
 from cardgym.render.scene import BACK, VALUE, WILD
 
-MODULES = {
-    "skyjo": "cardgym.skyjo_v0",
-    "skipbo": "cardgym.skipbo_v0",
-    "skipbo_junior": "cardgym.skipbo_junior_v0",
-}
+from conftest import GAME_NAMES  # noqa: E402
+
+MODULES = {name: cardgym.GAMES[name].module for name in GAME_NAMES}
 
 
 def play(name, moves, seed=1, **options):

@@ -252,4 +252,5 @@ GAME = GameSpec(
     render_ansi=render_ansi,
     result=result,
     resample_hidden=resample_hidden,
+    test_configs=[{"num_players": 2}, {"num_players": 4, "must_play": False, "stock_size": 5}],
 )

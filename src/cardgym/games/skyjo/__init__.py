@@ -50,6 +50,8 @@ GAME = GameSpec(
     result=views.result,
     resample_hidden=views.resample_hidden,
     describe_action=views.describe_action,
+    test_configs=[{"num_players": 2}, {"num_players": 4, "setup_reveal": "random"},
+                  {"num_players": 3, "episode": "round", "reward": "score"}],
 )
 
 __all__ = ["GAME", "SkyjoRules"]
