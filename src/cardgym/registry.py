@@ -290,12 +290,14 @@ def get(name: str):
 
 def page(name: str) -> str:
     """The game's documentation page, Markdown: ``cardgym/pages/<name>.md`` (a copy of
-    ``docs/<name>.md``) for a built-in game, else the game package's docstring."""
+    ``docs/<name>.md``) for a built-in game that has one, else the game package's docstring."""
     e = entry(name)
     if e.builtin:
         from importlib import resources
 
-        return resources.files("cardgym").joinpath("pages", f"{name}.md").read_text(encoding="utf-8")
+        shipped = resources.files("cardgym").joinpath("pages", f"{name}.md")
+        if shipped.is_file():
+            return shipped.read_text(encoding="utf-8")
     return importlib.import_module(e.package).__doc__ or f"# {e.title}\n"
 
 
