@@ -202,3 +202,14 @@ def test_a_name_taken_twice_is_refused(tmp_path):
     with pytest.raises(ValueError, match="game name 'skyjo' of skyjo .* is already taken by cardgym.games.skyjo"):
         registry.add(tmp_path / "skyjo_again")
     sys.path.remove(str((tmp_path / "skyjo_again").resolve()))
+
+
+def test_entry_points_are_only_read_when_a_distribution_names_the_group(tmp_path):
+    """``import cardgym`` skips importlib.metadata when no installed distribution declares the group."""
+    assert not registry._group_may_be_declared()
+    _plugin(tmp_path, entry_point=True)
+    sys.path.insert(0, str(tmp_path))
+    try:
+        assert registry._group_may_be_declared()
+    finally:
+        sys.path.remove(str(tmp_path))
