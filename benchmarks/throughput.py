@@ -38,15 +38,20 @@ import cardgym
 
 warnings.filterwarnings("ignore")
 
-CASES = [
-    ("skyjo", {"num_players": 2}),
-    ("skyjo", {"num_players": 4}),
-    ("skipbo", {"num_players": 2}),
-    ("skipbo", {"num_players": 4}),
-    ("skipbo", {"num_players": 4, "teams": True}),
-    ("skipbo_junior", {"num_players": 2}),
-    ("skipbo_junior", {"num_players": 4}),
-]
+#: rows beyond the 2- and 4-player defaults of every game: variants worth their own row
+VARIANTS = {"skipbo": [{"num_players": 4, "teams": True}]}
+
+
+def cases(games) -> list:
+    """(game, rule options) of every row: each game of the registry at 2 and 4 players (within its
+    player range), then its `VARIANTS`."""
+    out = []
+    for name in games:
+        entry = cardgym.registry.entry(name)  # a clear ValueError for an unknown game
+        spec = cardgym.get_game(entry.name)
+        counts = sorted({min(max(k, spec.min_players), spec.max_players) for k in (2, 4)})
+        out += [(name, {"num_players": k}) for k in counts] + [(name, dict(v)) for v in VARIANTS.get(name, [])]
+    return out
 
 
 def label(name, opts):
@@ -159,7 +164,8 @@ def main(argv=None):
     ap.add_argument("--seconds", type=float, default=6.0, help="measuring time per row (split into rounds)")
     ap.add_argument("--rounds", type=int, default=4, help="interleaved rounds; the best round counts")
     ap.add_argument("--num-envs", type=int, default=4096)
-    ap.add_argument("--games", default="skyjo,skipbo,skipbo_junior")
+    ap.add_argument("--games", default=",".join(cardgym.registry.names()),
+                    help="comma-separated games (default: every game of cardgym.registry)")
     ap.add_argument("--json", default=None)
     args = ap.parse_args(argv)
     games = args.games.split(",")
@@ -171,9 +177,7 @@ def main(argv=None):
           f"best of {args.rounds} interleaved rounds, {args.seconds:g} s per row")
     # every row: (env, API, measure(seconds) -> decisions/s)
     rows = [(name, "AEC loop", (lambda e: lambda t: aec_loop(e, t))(env)) for name, env in peer_envs().items()]
-    for name, opts in CASES:
-        if name not in games:
-            continue
+    for name, opts in cases(games):
         mod = __import__(cardgym.GAMES[name][0], fromlist=["env"])
         aec = mod.env(**opts)
         single = gym.make(cardgym.GAMES[name][1], opponent="random", **opts)

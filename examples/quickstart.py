@@ -24,12 +24,13 @@ import sys
 import time
 
 from cardgym.train import main as train
+from cardgym import GAMES
 
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0],
                                  formatter_class=argparse.ArgumentDefaultsHelpFormatter)
-    ap.add_argument("--game", default="skyjo", choices=["skyjo", "skipbo", "skipbo_junior"], help="the game")
+    ap.add_argument("--game", default="skyjo", choices=sorted(GAMES), help="the game")
     ap.add_argument("--steps", type=float, default=1e6, help="PPO learner steps")
     ap.add_argument("--pretrain-steps", type=float, default=1e6, help="expert decisions to clone first")
     ap.add_argument("--pretrain-epochs", type=int, default=8, help="epochs over the cloning data")

@@ -14,13 +14,10 @@ from __future__ import annotations
 import argparse
 import importlib
 
+import cardgym
 from cardgym import render
 
-MODULES = {
-    "skyjo": "cardgym.skyjo_v0",
-    "skipbo": "cardgym.skipbo_v0",
-    "skipbo_junior": "cardgym.skipbo_junior_v0",
-}
+MODULES = {name: entry.module for name, entry in cardgym.GAMES.items()}
 
 
 def main(argv=None):

@@ -34,6 +34,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+from cardgym import GAMES
 
 
 class ModulePolicy:
@@ -142,7 +143,7 @@ def fmt(x, spec=".3f"):
 
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--game", default="skyjo", choices=["skyjo", "skipbo", "skipbo_junior"])
+    p.add_argument("--game", default="skyjo", choices=sorted(GAMES))
     p.add_argument("--players", type=int, default=2)
     p.add_argument("--opponents", default="random,greedy", help="bots of the other seats, or 'self' (the "
                    "learner's snapshots); comma-separated: each runner's batch is split into one block each")

@@ -30,6 +30,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+from cardgym import GAMES
 
 POLICY = "shared"
 
@@ -40,11 +41,10 @@ def make_env(env_config: dict):
 
     from ray.rllib.env.wrappers.pettingzoo_env import PettingZooEnv
 
-    import cardgym
     from cardgym.wrappers import rllib_keys
 
     cfg = dict(env_config)
-    module = importlib.import_module(cardgym.GAMES[cfg.pop("game")][0])
+    module = importlib.import_module(GAMES[cfg.pop("game")].module)
     return PettingZooEnv(rllib_keys(module.env(**cfg)))
 
 
@@ -88,7 +88,7 @@ def fmt(x, spec=".3f"):
 
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--game", default="skyjo", choices=["skyjo", "skipbo", "skipbo_junior"])
+    p.add_argument("--game", default="skyjo", choices=sorted(GAMES))
     p.add_argument("--players", type=int, default=2)
     p.add_argument("--iterations", type=int, default=10)
     p.add_argument("--train-batch", type=int, default=4000, help="env steps per iteration (per learner)")

@@ -21,6 +21,7 @@ import warnings
 from pathlib import Path
 
 import numpy as np
+from cardgym import GAMES
 
 
 class SB3Policy:
@@ -41,7 +42,7 @@ class SB3Policy:
 def main(argv=None) -> dict:
     p = argparse.ArgumentParser(description="MaskablePPO on a cardgym game against a bot",
                                 formatter_class=argparse.ArgumentDefaultsHelpFormatter)
-    p.add_argument("--game", default="skyjo", choices=["skyjo", "skipbo", "skipbo_junior"], help="the game")
+    p.add_argument("--game", default="skyjo", choices=sorted(GAMES), help="the game")
     p.add_argument("--opponent", default="greedy", help="a bot name (random, greedy, expert) or a model path")
     p.add_argument("--num-players", "--players", dest="players", type=int, default=2, help="players per game")
     p.add_argument("--steps", type=int, default=200_000, help="total env steps of the learner")
@@ -69,7 +70,6 @@ def main(argv=None) -> dict:
     from stable_baselines3.common.monitor import Monitor
     from stable_baselines3.common.vec_env import DummyVecEnv, VecMonitor
 
-    import cardgym
     import cardgym.sb3
     from cardgym.eval import baseline_bots
     from cardgym.train.evaluate import duplicate_eval, format_result

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import warnings
+from pathlib import Path
 
 import pytest
 
@@ -18,22 +19,26 @@ if os.environ.get("CI"):
     settings.load_profile("ci")
 warnings.filterwarnings("ignore", message=".*Observation is not NumPy array.*")
 
-#: (game name, rule options) played by the generic tests: defaults, more seats, and the variants
-#: that change the state's shape or flow.
-CONFIGS = [
-    ("skyjo", {"num_players": 2}),
-    ("skyjo", {"num_players": 4, "setup_reveal": "random"}),
-    ("skyjo", {"num_players": 3, "episode": "round", "reward": "score"}),
-    ("skipbo", {"num_players": 2, "stock_size": 10}),
-    ("skipbo", {"num_players": 4, "teams": True, "stock_size": 5}),
-    ("skipbo", {"num_players": 3, "stock_size": 4, "build_directions": "two_up_two_down",
-                "wild_must_be_covered": True, "match_target": 60}),
-    ("skipbo_junior", {"num_players": 2}),
-    ("skipbo_junior", {"num_players": 4, "must_play": False, "stock_size": 5}),
-]
+# The games under test: every game of the registry, built in or added. tests/games/ holds games that
+# live in the test suite alone (the proof that a game is one folder); they join through the registry's
+# CARDGYM_GAMES hook, exactly as a third-party game would (docs/api.md, "Registering a game"). The
+# variable also reaches the subprocesses that tests start.
+TEST_GAMES_DIR = Path(__file__).resolve().with_name("games")
+if str(TEST_GAMES_DIR) not in os.environ.get("CARDGYM_GAMES", "").split(os.pathsep):
+    os.environ["CARDGYM_GAMES"] = os.pathsep.join(x for x in (os.environ.get("CARDGYM_GAMES"), str(TEST_GAMES_DIR)) if x)
 
+import cardgym  # noqa: E402
+
+cardgym.registry.discover()  # reads CARDGYM_GAMES again, should cardgym have been imported before
+
+#: game names under test, in registry order
+GAME_NAMES = cardgym.registry.names()
 if os.environ.get("CARDGYM_TEST_GAMES"):  # e.g. "skyjo,skipbo" while developing one game
-    CONFIGS = [c for c in CONFIGS if c[0] in os.environ["CARDGYM_TEST_GAMES"].split(",")]
+    GAME_NAMES = [g for g in GAME_NAMES if g in os.environ["CARDGYM_TEST_GAMES"].split(",")]
+
+#: (game name, rule options) played by the generic tests: each game's ``GameSpec.test_configs`` (its
+#: defaults, more seats, and the variants that change the state's shape or flow)
+CONFIGS = [(name, dict(opts)) for name in GAME_NAMES for opts in cardgym.get_game(name).test_configs]
 
 
 def config_id(cfg):
@@ -47,6 +52,7 @@ def config(request):
 
 
 def module_of(name: str):
-    import cardgym
+    """``(GameSpec, the cardgym.<game>_v0 module)`` of a game."""
+    import importlib
 
-    return cardgym.get_game(name), __import__(cardgym.GAMES[name][0], fromlist=["env"])
+    return cardgym.get_game(name), importlib.import_module(cardgym.GAMES[name].module)

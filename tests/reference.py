@@ -1,10 +1,14 @@
 """Plain-Python readings of each game's legality, written from RULES.md independently of the kernels.
 
 ``LEGAL[game](record, rules) -> set of legal action ids`` for the seat to act. The property tests
-compare the compiled masks against these on random play.
+compare the compiled masks against these on random play (`legal_of`). A game that lives in the test
+suite (tests/games/<name>/) brings its own reading, ``legal`` in its folder's ``reference.py``.
 """
 
 from __future__ import annotations
+
+import importlib
+import importlib.util
 
 # ----------------------------------------------------------------------------------------- Skyjo
 SKYJO_HIDDEN, SKYJO_UP, SKYJO_REMOVED = 0, 1, 2
@@ -136,3 +140,16 @@ def skipbo_junior_legal(rec, rules):
 
 
 LEGAL["skipbo_junior"] = skipbo_junior_legal
+
+
+def legal_of(name: str):
+    """The plain-Python legality of game ``name``: `LEGAL`, else ``legal`` of the game folder's own
+    ``reference.py`` (a test game's), else None (the game has no independent reading)."""
+    if name in LEGAL:
+        return LEGAL[name]
+    import cardgym
+
+    module = f"{cardgym.GAMES[name].package}.reference"
+    if importlib.util.find_spec(module) is None:
+        return None
+    return importlib.import_module(module).legal

@@ -33,7 +33,11 @@ def test_quickstart_trains_and_reports(tmp_path):
 
 def test_tour(tmp_path):
     out = _run("tour.py", "--games", 16, "--episodes", 2, cwd=tmp_path)
-    assert "[AEC]" in out and out.count("[eval]") == 6
+    import cardgym
+
+    # every game of the registry: greedy vs random, and expert vs greedy where the game has an expert
+    want = sum(1 + ("expert" in cardgym.get_game(name).bots) for name in cardgym.GAMES)
+    assert "[AEC]" in out and out.count("[eval]") == want
 
 
 def test_sb3_maskable_ppo(tmp_path):

@@ -19,7 +19,7 @@ from gymnasium.vector import AutoresetMode, SyncVectorEnv, VectorEnv
 import cardgym
 from cardgym.core.vector import CardGameVectorEnv
 
-GAME_IDS = {name: gym_id for name, (_, gym_id, _) in cardgym.GAMES.items()}
+GAME_IDS = {name: entry.gym_id for name, entry in cardgym.GAMES.items()}
 
 
 def legal_actions(masks, rng):

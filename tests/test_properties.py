@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 
 import numpy as np
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -67,7 +68,9 @@ def test_mask_equals_reference_legality(cfg, seed):
     game, mod = module_of(name)
     raw = mod.raw_env(**opts)
     raw.reset(seed=seed)
-    ref = reference.LEGAL[name]
+    ref = reference.legal_of(name)
+    if ref is None:
+        pytest.skip(f"{name} has no plain-Python reading of its legality (tests/reference.py)")
 
     def check(r):
         want = ref(r.record, r.rules)

@@ -19,11 +19,9 @@ from cardgym.render.draw_rgb import rgb, scene_size  # noqa: E402
 from cardgym.render.draw_text import ansi as draw_ansi  # noqa: E402
 from cardgym.render.scene import BANDS, BACK, VALUE, WILD, Card, Palette, Pile, Region, Scene  # noqa: E402
 
-MODULES = {
-    "skyjo": "cardgym.skyjo_v0",
-    "skipbo": "cardgym.skipbo_v0",
-    "skipbo_junior": "cardgym.skipbo_junior_v0",
-}
+from conftest import GAME_NAMES  # noqa: E402
+
+MODULES = {name: cardgym.GAMES[name].module for name in GAME_NAMES}
 
 
 def play(name, moves, seed=1, **options):
@@ -163,15 +161,15 @@ def test_pictures_do_not_depend_on_hidden_cards(name, options):
 
 def test_ansi_labels():
     sk = play("skyjo", 5, num_players=2)
-    t = render.ansi("skyjo", sk.record, sk.rules)
+    t = render.ansi(get_game("skyjo"), sk.record, sk.rules)
     for word in ("Skyjo", "Table", "draw:", "discard:", "held:", "total", "##"):
         assert word in t
     sb = play("skipbo", 20, num_players=2, match_target=500)
-    t = render.ansi("skipbo", sb.record, sb.rules, viewer=0)
+    t = render.ansi(get_game("skipbo"), sb.record, sb.rules, viewer=0)
     for word in ("Skip-Bo", "Build piles", "B0:", "B3:", "draw:", "stock:", "hand:", "D0:", "D3:", "match"):
         assert word in t
     jr = play("skipbo_junior", 10, num_players=2)
-    t = render.ansi("skipbo_junior", jr.record, jr.rules)
+    t = render.ansi(get_game("skipbo_junior"), jr.record, jr.rules)
     for word in ("Skip-Bo Junior", "B0:", "stock:", "S0:", "S2:"):
         assert word in t
 
@@ -199,10 +197,10 @@ def test_the_seat_to_act_sees_its_playable_cards_highlighted():
 def test_bad_arguments():
     env = play("skyjo", 0, num_players=2)
     with pytest.raises(ValueError, match="viewer"):
-        render.ansi("skyjo", env.record, env.rules, viewer=2)
+        render.ansi(get_game("skyjo"), env.record, env.rules, viewer=2)
     with pytest.raises(ValueError, match="no renderer"):
         render.ansi("chess", env.record, env.rules)
-    with pytest.raises(ValueError, match="no renderer for game 'x'"):
+    with pytest.raises(ValueError, match="no renderer for 'x'"):
         render.rgb_array(types.SimpleNamespace(name="x"), env.record, env.rules)
     with pytest.raises(ValueError, match="no renderer"):
         render.scene(42, env.record, env.rules)

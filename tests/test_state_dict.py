@@ -8,7 +8,7 @@ import json
 import numpy as np
 import pytest
 
-GAMES = ("skyjo", "skipbo", "skipbo_junior")
+from conftest import GAME_NAMES as GAMES
 
 
 @pytest.mark.parametrize("game_name", GAMES)

@@ -9,7 +9,9 @@ import pytest
 
 pytest.importorskip("torch")
 
+import cardgym  # noqa: E402
 from cardgym.agents import load_policy  # noqa: E402
+from conftest import GAME_NAMES  # noqa: E402
 from cardgym.train import main  # noqa: E402
 
 TINY = ["--envs", "16", "--rollout", "16", "--minibatch", "128", "--epochs", "1", "--hidden", "32",
@@ -37,6 +39,16 @@ def test_trainer_outputs_and_determinism(tmp_path):
     obs = np.zeros((1, pol.obs_size), np.float32)
     mask = np.ones((1, pol.num_actions), np.int8)
     assert pol.act(obs, mask).tolist() == ckpt.act(obs, mask).tolist()
+
+
+@pytest.mark.parametrize("name", GAME_NAMES)
+def test_trainer_smoke_on_every_game(name, tmp_path):
+    """A few updates on every game of the registry: a model that loads, evaluated against the simple bots."""
+    assert main([name, "--steps", "256", "--out", str(tmp_path), *TINY]) == 0
+    res = json.loads((tmp_path / "results.json").read_text())
+    assert res["steps"] == 256 and set(res["final_eval"]) >= {"random", "greedy"}
+    pol = load_policy(tmp_path / "model.pt")
+    assert pol.meta["game"] == name and pol.num_actions == cardgym.get_game(name).num_actions
 
 
 def test_trainer_resume_is_exact(tmp_path):

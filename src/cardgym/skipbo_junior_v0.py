@@ -1,14 +1,10 @@
-"""SkipBoJunior (PettingZoo AEC, Gymnasium single-agent). Documentation: docs/skipbo_junior.md.
+"""Skip-Bo Junior: PettingZoo AEC, Gymnasium single-agent and compiled vector entry points.
 
-``env(**kwargs)`` is the wrapped AEC environment, ``raw_env`` the bare one, ``SkipBoJuniorEnv`` the
-Gymnasium environment registered as ``cardgym/SkipBoJunior-v0``. ``make_vec(num_envs, ...)``
-is its compiled vector env (the id's ``vector_entry_point``: ``gymnasium.make_vec("cardgym/SkipBoJunior-v0", num_envs=N)``).
+At import this docstring becomes the game's page (docs/skipbo_junior.md): ``help(cardgym.skipbo_junior_v0)`` shows the
+rules, options, spaces and actions. The module is generic: `cardgym.registry.env_module` fills it with
+``GAME``, ``raw_env``, ``env``, the Gymnasium class and ``make_vec``, as it does for every game.
 """
 
-from .core.api import game_entry_points, vector_entry_point
-from .games.skipbo_junior import GAME
+from .registry import env_module
 
-raw_env, env, SkipBoJuniorEnv = game_entry_points(GAME, __name__, "SkipBoJuniorEnv")
-make_vec = vector_entry_point(GAME, __name__)
-
-__all__ = ["GAME", "raw_env", "env", "SkipBoJuniorEnv", "make_vec"]
+env_module(globals())

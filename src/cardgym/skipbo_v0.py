@@ -1,14 +1,10 @@
-"""SkipBo (PettingZoo AEC, Gymnasium single-agent). Documentation: docs/skipbo.md.
+"""Skip-Bo: PettingZoo AEC, Gymnasium single-agent and compiled vector entry points.
 
-``env(**kwargs)`` is the wrapped AEC environment, ``raw_env`` the bare one, ``SkipBoEnv`` the
-Gymnasium environment registered as ``cardgym/SkipBo-v0``. ``make_vec(num_envs, ...)``
-is its compiled vector env (the id's ``vector_entry_point``: ``gymnasium.make_vec("cardgym/SkipBo-v0", num_envs=N)``).
+At import this docstring becomes the game's page (docs/skipbo.md): ``help(cardgym.skipbo_v0)`` shows the
+rules, options, spaces and actions. The module is generic: `cardgym.registry.env_module` fills it with
+``GAME``, ``raw_env``, ``env``, the Gymnasium class and ``make_vec``, as it does for every game.
 """
 
-from .core.api import game_entry_points, vector_entry_point
-from .games.skipbo import GAME
+from .registry import env_module
 
-raw_env, env, SkipBoEnv = game_entry_points(GAME, __name__, "SkipBoEnv")
-make_vec = vector_entry_point(GAME, __name__)
-
-__all__ = ["GAME", "raw_env", "env", "SkipBoEnv", "make_vec"]
+env_module(globals())

@@ -1,14 +1,10 @@
-"""Skyjo (PettingZoo AEC, Gymnasium single-agent). Documentation: docs/skyjo.md.
+"""Skyjo: PettingZoo AEC, Gymnasium single-agent and compiled vector entry points.
 
-``env(**kwargs)`` is the wrapped AEC environment, ``raw_env`` the bare one, ``SkyjoEnv`` the
-Gymnasium environment registered as ``cardgym/Skyjo-v0``. ``make_vec(num_envs, ...)``
-is its compiled vector env (the id's ``vector_entry_point``: ``gymnasium.make_vec("cardgym/Skyjo-v0", num_envs=N)``).
+At import this docstring becomes the game's page (docs/skyjo.md): ``help(cardgym.skyjo_v0)`` shows the
+rules, options, spaces and actions. The module is generic: `cardgym.registry.env_module` fills it with
+``GAME``, ``raw_env``, ``env``, the Gymnasium class and ``make_vec``, as it does for every game.
 """
 
-from .core.api import game_entry_points, vector_entry_point
-from .games.skyjo import GAME
+from .registry import env_module
 
-raw_env, env, SkyjoEnv = game_entry_points(GAME, __name__, "SkyjoEnv")
-make_vec = vector_entry_point(GAME, __name__)
-
-__all__ = ["GAME", "raw_env", "env", "SkyjoEnv", "make_vec"]
+env_module(globals())

@@ -235,19 +235,32 @@ def hook_numba() -> None:
 
 
 # ------------------------------------------------------------------------------------- compile notice
-_TITLES = {"skyjo": "Skyjo", "skipbo": "Skip-Bo", "skipbo_junior": "Skip-Bo Junior"}
+#: game name -> title, filled by the registry (`cardgym.registry`) as it discovers the games
+_TITLES: dict = {}
+#: game package -> game name (a game outside ``cardgym.games``, e.g. added by an entry point)
+_PACKAGES: dict = {}
 _announced: set = set()
 _lock = threading.Lock()
 
 
+def name_game(name: str, title: str, package: str) -> None:
+    """Tell the compile notice about a game: its kernels live under ``package`` (and the compiled
+    template binds them as ``cardgym.games.<name>._bound*``); ``title`` is what the notice prints."""
+    _TITLES[name] = title
+    _PACKAGES[package] = name
+
+
 def _game_of(module: str) -> str | None:
-    """The game a kernel's module belongs to (``cardgym.games.<game>...``), "" for shared kernels,
-    None for modules outside cardgym."""
+    """The game a kernel's module belongs to (``cardgym.games.<game>...`` or a registered game's
+    package), "" for cardgym's shared kernels, None for modules outside cardgym and its games."""
+    parts = module.split(".")
+    if len(parts) >= 3 and parts[0] == "cardgym" and parts[1] == "games" and parts[2] in _TITLES:
+        return parts[2]
+    for package, name in _PACKAGES.items():
+        if module == package or module.startswith(package + "."):
+            return name
     if not module.startswith("cardgym"):
         return None
-    parts = module.split(".")
-    if len(parts) >= 3 and parts[1] == "games" and parts[2] in _TITLES:
-        return parts[2]
     return ""
 
 

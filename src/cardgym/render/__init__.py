@@ -1,6 +1,6 @@
 """Pictures and text views of a game's table, public or as one seat sees it.
 
-Entry points (``game_spec`` is a `cardgym.core.game.GameSpec` or a registered game's name)::
+Entry points (``game_spec`` is a `cardgym.core.game.GameSpec`, e.g. ``cardgym.get_game(name)``)::
 
     import cardgym
     from cardgym import render
@@ -27,19 +27,13 @@ from .scene import Card, Palette, Pile, Region, Scene
 
 
 def _spec(game_spec):
-    """The GameSpec of ``game_spec`` (a GameSpec or a registered game's name) that has a ``scene``."""
-    if isinstance(game_spec, str):
-        import cardgym  # the registry; imported on use so render stays below the games
-
-        try:
-            game_spec = cardgym.get_game(game_spec)
-        except ValueError as exc:
-            raise ValueError(f"no renderer for game {game_spec!r}: {exc}") from None
+    """``game_spec`` itself, checked to be a GameSpec with a ``scene`` (render knows no game and no
+    registry: pass ``cardgym.get_game(name)`` for a game's name)."""
     if getattr(game_spec, "scene", None) is None:
-        what = getattr(game_spec, "name", type(game_spec).__name__)
+        what = game_spec if isinstance(game_spec, str) else getattr(game_spec, "name", type(game_spec).__name__)
         raise ValueError(
-            f"no renderer for game {what!r}: expected a GameSpec with a scene (games/<game>/scene.py) or a "
-            "registered game's name"
+            f"no renderer for {what!r}: render takes a GameSpec with a scene (games/<game>/scene.py), "
+            "e.g. cardgym.get_game(name)"
         )
     return game_spec
 

@@ -46,6 +46,9 @@ GAME = GameSpec(
     resample_hidden=resample_hidden,
     scene=scene,
     palette=PALETTE,
+    test_configs=[{"num_players": 2, "stock_size": 10}, {"num_players": 4, "teams": True, "stock_size": 5},
+                  {"num_players": 3, "stock_size": 4, "build_directions": "two_up_two_down",
+                   "wild_must_be_covered": True, "match_target": 60}],
 )
 
 __all__ = ["GAME", "SkipBoRules"]

@@ -255,4 +255,5 @@ GAME = GameSpec(
     resample_hidden=resample_hidden,
     scene=scene,
     palette=PALETTE,
+    test_configs=[{"num_players": 2}, {"num_players": 4, "must_play": False, "stock_size": 5}],
 )

@@ -9,6 +9,12 @@ from __future__ import annotations
 
 from ...core.game import GameSpec
 
-GAME = GameSpec.from_package(__name__, title="Skyjo", gym_name="Skyjo")
+GAME = GameSpec.from_package(
+    __name__,
+    title="Skyjo",
+    gym_name="Skyjo",
+    test_configs=[{"num_players": 2}, {"num_players": 4, "setup_reveal": "random"},
+                  {"num_players": 3, "episode": "round", "reward": "score"}],
+)
 
 __all__ = ["GAME"]

@@ -1,0 +1,57 @@
+"""# Crazy Eights (`crazy_eights_v0`)
+
+A game that lives in the test suite alone (`tests/games/crazy_eights/`): the proof that a cardgym game
+is one folder. The test session adds it through the registry's `CARDGYM_GAMES` hook, and every generic
+suite runs on it.
+
+## Rules as implemented
+
+Crazy Eights for 2 to 4 players with the 32-card piquet deck (7, 8, 9, 10, J, Q, K, A in clubs,
+diamonds, hearts and spades).
+
+- **Deal**: the deck is shuffled; each player gets `hand_size` cards (default 5), one at a time around
+  the table; the next card is turned face up to start the discard pile, the rest is the draw pile.
+  The suit to follow is the starter's suit (an eight as starter included). Seat 0 plays first.
+- **A turn**: play one card on the discard pile that matches the suit to follow or the rank of the
+  discard top, or any eight (eights are wild). After an eight the same player names the suit to follow
+  (any of the four). Instead of playing, a player may draw one card, which ends the turn; when the draw
+  pile is empty, the discard pile under its top card is shuffled into a new draw pile. A player who has
+  nothing to play and nothing to draw passes.
+- **End**: the first player to empty their hand wins (+1; every other player -1). When every player
+  passes in a row nobody can move again: the game is blocked, a draw (0 to everyone). Reaching
+  `max_turns` turns (default 300) truncates the game (0 to everyone).
+
+## Options
+
+`num_players` (2-4), `hand_size` (1 .. 31 // num_players, default 5), `max_turns` (default 300),
+`reward` (`"win"` only).
+
+## Actions
+
+37 actions: `0..31` play the card with that code (`suit * 8 + rank`, suits clubs, diamonds, hearts,
+spades, ranks 7 8 9 10 J Q K A), `32` draw a card (a pass when none can be drawn), `33..36` name clubs,
+diamonds, hearts or spades after an eight.
+
+## Observations
+
+`"vector"`: the observer's hand, the discard top and the whole discard pile (by card code), the suit
+to follow, whether a suit must be named, the draw pile's size, every hand's size and the seat to act
+(relative to the observer). `"dict"`: the same in named fields. No seat sees another hand or the order
+of the draw pile.
+
+## Bots
+
+`random` (a uniformly random legal action) and `greedy` (plays the suit it holds most of, keeps eights
+for last, draws last; names the suit it holds most of).
+"""
+
+from __future__ import annotations
+
+from cardgym.core.game import GameSpec
+
+GAME = GameSpec.from_package(
+    __name__,
+    title="Crazy Eights",
+    gym_name="CrazyEights",
+    test_configs=[{"num_players": 2}, {"num_players": 4, "hand_size": 7}, {"num_players": 3, "hand_size": 3}],
+)

@@ -1,0 +1,144 @@
+"""Crazy Eights observations: the "vector" encoder (compiled) and the "dict" encoder, and what a seat
+cannot see (`resample_hidden`).
+
+A seat sees its own hand, the whole discard pile (every card in it was played face up), the suit to
+follow, how many cards each hand and the draw pile hold, and who is to act. It never sees another
+hand or the order of the draw pile.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from cardgym.core.game import DictEncoder, Field, FlatEncoder
+
+from .rules import DECK_SIZE, NUM_SUITS, PH_SUIT
+
+#: the fields of the "vector" observation whose size does not depend on the rules, in order; the
+#: per-seat fields follow (`vector_layout`). The kernel's offsets are read from this one table.
+FIXED = [
+    Field("hand", DECK_SIZE, 0, 1, "1 for each card (code suit*8+rank) in the observer's hand"),
+    Field("top", DECK_SIZE, 0, 1, "the discard pile's top card, one-hot by code"),
+    Field("discards", DECK_SIZE, 0, 1, "every card in the discard pile (all were played face up)"),
+    Field("suit", NUM_SUITS, 0, 1, "the suit to follow, one-hot (clubs, diamonds, hearts, spades)"),
+    Field("naming", 1, 0, 1, "1 when the seat to act must name a suit (it has just played an eight)"),
+    Field("draw_size", 1, 0, DECK_SIZE, "cards in the draw pile"),
+]
+
+
+def _offsets(fields) -> dict:
+    out, at = {}, 0
+    for f in fields:
+        out[f.name] = at
+        at += f.size
+    out["_end"] = at
+    return out
+
+
+_AT = _offsets(FIXED)
+O_HAND, O_TOP, O_DISCARDS, O_SUIT = _AT["hand"], _AT["top"], _AT["discards"], _AT["suit"]
+O_NAMING, O_DRAW, O_SEATS = _AT["naming"], _AT["draw_size"], _AT["_end"]
+
+
+def vector_layout(rules) -> list:
+    """The "vector" observation, in order; seats are relative to the observer (0 = the observer)."""
+    n = rules.num_players
+    return FIXED + [
+        Field("hand_sizes", n, 0, DECK_SIZE, "cards in each hand, observer first, then in turn order"),
+        Field("to_act", n, 0, 1, "the seat to act, one-hot relative to the observer (zeros once over)"),
+    ]
+
+
+@njit(cache=True)
+def obs_size(n):
+    return O_SEATS + 2 * n
+
+
+@njit(cache=True)
+def observe_vector(s, p, seat, out):
+    n = int(s.num_players)
+    for i in range(out.shape[0]):
+        out[i] = 0.0
+    for c in range(DECK_SIZE):
+        if s.hand[seat, c]:
+            out[O_HAND + c] = 1.0
+    dl = int(s.discard_len)
+    for k in range(dl):
+        out[O_DISCARDS + int(s.discard[k])] = 1.0
+    if dl > 0:
+        out[O_TOP + int(s.discard[dl - 1])] = 1.0
+    out[O_SUIT + int(s.suit)] = 1.0
+    if s.status == 0 and s.phase == PH_SUIT:
+        out[O_NAMING] = 1.0
+    out[O_DRAW] = s.draw_len
+    for r in range(n):
+        j = (seat + r) % n
+        out[O_SEATS + r] = s.hand_len[j]
+        if s.status == 0 and j == s.current:
+            out[O_SEATS + n + r] = 1.0
+
+
+def state_size(rules) -> int:
+    """Length of the full-information ``state_vector`` (kernels.py)."""
+    n = rules.num_players
+    return obs_size(n) + DECK_SIZE * n + DECK_SIZE
+
+
+def dict_space(rules):
+    from gymnasium import spaces
+
+    n = rules.num_players
+    return spaces.Dict({
+        "hand": spaces.MultiBinary(DECK_SIZE),
+        "top": spaces.Discrete(DECK_SIZE),
+        "suit": spaces.Discrete(NUM_SUITS),
+        "naming": spaces.Discrete(2),
+        "draw_size": spaces.Discrete(DECK_SIZE + 1),
+        "discard_size": spaces.Discrete(DECK_SIZE + 1),
+        "hand_sizes": spaces.Box(0, DECK_SIZE, (n,), np.int64),
+    })
+
+
+def dict_encode(r, rules, seat) -> dict:
+    n = rules.num_players
+    dl = int(r["discard_len"])
+    return {
+        "hand": np.array(r["hand"][seat], np.int8),  # a copy: the record changes every step
+        "top": int(r["discard"][dl - 1]),
+        "suit": int(r["suit"]),
+        "naming": int(r["status"] == 0 and r["phase"] == PH_SUIT),
+        "draw_size": int(r["draw_len"]),
+        "discard_size": dl,
+        "hand_sizes": np.array([int(r["hand_len"][(seat + k) % n]) for k in range(n)], np.int64),
+    }
+
+
+ENCODERS = {
+    "vector": FlatEncoder("vector", vector_layout, kernel=observe_vector,
+                          doc="own hand, discard top and pile, suit to follow, hand and pile sizes"),
+    "dict": DictEncoder("dict", dict_space, dict_encode,
+                        doc="own hand (by card code), discard top, suit, pile sizes, hand sizes"),
+}
+
+
+def resample_hidden(r, rules, seat, np_rng):
+    """A copy of record ``r`` where every card ``seat`` cannot see (the other hands, the draw pile) is
+    re-dealt at random among those places, each keeping its number of cards."""
+    arr = np.zeros(1, r.dtype)
+    arr[0] = r
+    out = arr.view(np.recarray)[0]
+    n = int(out["num_players"])
+    others = [j for j in range(n) if j != seat]
+    hand = out["hand"]
+    draw = out["draw"]
+    dl = int(out["draw_len"])
+    pool = [c for j in others for c in np.flatnonzero(hand[j]).tolist()] + draw[:dl].tolist()
+    pool = np_rng.permutation(np.asarray(pool, np.int64)).tolist()
+    for j in others:
+        k = int(out["hand_len"][j])
+        hand[j] = 0
+        hand[j, pool[:k]] = 1
+        pool = pool[k:]
+    draw[:dl] = pool
+    return out
