@@ -56,7 +56,7 @@ def play_terminal(game, vs="greedy", num_players=2, seat=0, seed=None, inp=None,
     in_context = game.describe_action
 
     def say(a):
-        return in_context(env.record, a) if in_context is not None else env.action_to_str(a)
+        return in_context(env.record, env.rules, a) if in_context is not None else env.action_to_str(a)
 
     def show():
         out.write("\n" + render.ansi(game, env.record, env.rules, viewer=seat, color=out.isatty() and

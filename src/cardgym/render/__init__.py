@@ -37,7 +37,12 @@ def _name(game_spec) -> str:
 
 def scene(game_spec, record, rules, viewer=None) -> Scene:
     """The `Scene` of a state record: the public view (``viewer=None``) or seat ``viewer``'s."""
-    return importlib.import_module(f"{__name__}.{_name(game_spec)}").scene(record, rules, viewer)
+    name = _name(game_spec)
+    if isinstance(game_spec, str):
+        game_spec = importlib.import_module(f"cardgym.games.{name}").GAME
+    if game_spec.scene is not None:  # the game folder's scene.py
+        return game_spec.scene(record, rules, viewer)
+    return importlib.import_module(f"{__name__}.{name}").scene(record, rules, viewer)
 
 
 def _need_pillow(what: str):

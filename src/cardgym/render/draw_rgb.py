@@ -12,7 +12,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from .scene import BACK, BANDS, EMPTY, TEAM_COLOURS, WILD, Card, Pile, Region, Scene, band, wild_label
+from .scene import BACK, BANDS, EMPTY, TEAM_COLOURS, WILD, Card, Pile, Region, Scene, band, palette_name, wild_label
 
 CW, CH = 46, 64  # card size
 RAD = 7  # corner radius
@@ -306,11 +306,12 @@ def render_image(scene: Scene):
     for line in scene.lines:
         d.text((MARGIN + 2, y), line, font=_font(13), fill=TEXT)
         y += LINE_H
-    draw_region(img, MARGIN, y, width - 2 * MARGIN, th, scene.table, scene.palette, center_rows=True)
+    palette = palette_name(scene.palette)
+    draw_region(img, MARGIN, y, width - 2 * MARGIN, th, scene.table, palette, center_rows=True)
     y += th + MARGIN
     used = ncols * (cw + MARGIN) - MARGIN
     left = (width - used) // 2
     for i, reg in enumerate(scene.players):
         r, c = divmod(i, ncols)
-        draw_region(img, left + c * (cw + MARGIN), y + r * (ch + MARGIN), cw, ch, reg, scene.palette)
+        draw_region(img, left + c * (cw + MARGIN), y + r * (ch + MARGIN), cw, ch, reg, palette)
     return img

@@ -8,7 +8,7 @@ list their cards bottom first, so the last one is the top. A ``stack`` pile show
 
 from __future__ import annotations
 
-from .scene import BANDS, EMPTY, VALUE, WILD, Card, Pile, Region, Scene, band
+from .scene import BANDS, EMPTY, VALUE, WILD, Card, Pile, Region, Scene, band, palette_name
 
 RESET = "\x1b[0m"
 
@@ -78,5 +78,5 @@ def ansi(scene: Scene, color: bool = False) -> str:
     lines = [_bold(scene.title, color)] + list(scene.lines)
     for reg in [scene.table] + list(scene.players):
         lines.append("")
-        lines += region_lines(reg, scene.palette, color)
+        lines += region_lines(reg, palette_name(scene.palette), color)
     return "\n".join(lines)

@@ -16,6 +16,7 @@ game has the same size (what video recorders need).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Callable
 
 VALUE, WILD, BACK, EMPTY = "value", "wild", "back", "empty"
 
@@ -59,9 +60,23 @@ class Region:
     min_width: int = 0  # pixels, to keep every player's region the same size
 
 
+@dataclass(frozen=True)
+class Palette:
+    name: str                      # the game's name
+    band: Callable[[int], str]     # face-up card value -> colour band name in BANDS
+    back_fill: tuple               # RGB of a card back
+    wild_label: str = "WILD"       # long name of the wild card ("SKIP-BO" in Skip-Bo)
+    wild_short: str = "W"          # corner / text label of the wild card ("SB" in Skip-Bo)
+
+
+def palette_name(palette) -> str:
+    """The game name of a scene's palette (a `Palette` or, for the scenes still built in render/, a name)."""
+    return palette.name if isinstance(palette, Palette) else palette
+
+
 @dataclass
 class Scene:
-    palette: str  # "skyjo" | "skipbo" | "skipbo_junior"
+    palette: "Palette | str"  # the game's Palette ("skyjo": a name, until its scene moves to games/)
     title: str
     lines: list  # list[str]: whose turn, scores, pile sizes...
     table: Region
