@@ -50,8 +50,11 @@ def pile_step(directions, b):
 
 @njit(cache=True)
 def pile_need(heights, b, directions, top):
-    """The value build pile ``b`` needs next (``heights``: every pile's height)."""
-    return need(heights[b], pile_start(directions, b, top), pile_step(directions, b))
+    """The value build pile ``b`` needs next (``heights``: every pile's height). The same as
+    ``need(heights[b], pile_start(...), pile_step(...))``, without two more compiled calls."""
+    if directions == TWO_UP_TWO_DOWN and b >= 2:
+        return need(heights[b], top, -1)
+    return need(heights[b], 1, 1)
 
 
 def needs(record, directions: int, top: int) -> list:

@@ -9,9 +9,10 @@ highlighted (read from the game's legal-action mask).
 from __future__ import annotations
 
 from ...core.game import RUNNING, TRUNCATED
-from ...render._common import build_piles_region, card, check_viewer, legal_mask, you
+from ...render._common import check_viewer, legal_mask, you
 from ...render.scene import BACK, EMPTY, Card, Palette, Pile, Region, Scene
 from .._shared.builds import needs
+from .._shared.scene import build_piles_region, card
 from .rules import (
     A_DISCARD,
     DIRECTION_CODES,

@@ -9,9 +9,10 @@ cards.
 from __future__ import annotations
 
 from ...core.game import RUNNING, TERMINATED
-from ...render._common import build_piles_region, card, check_viewer, legal_mask, you
+from ...render._common import check_viewer, legal_mask, you
 from ...render.scene import Palette, Pile, Region, Scene
 from .._shared.builds import ASCENDING, needs
+from .._shared.scene import build_piles_region, card
 from .rules import END_TURN, NUM_STACKS, TOP
 
 FAN_SLOTS = 7
