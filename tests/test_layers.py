@@ -116,9 +116,10 @@ def test_the_cycle_check_catches_a_package_and_its_submodule(copy_of_src):
 
 
 def test_import_cardgym_loads_no_layer_above_core():
-    """`import cardgym` plugs render and agents into core without importing them (nor torch, Pillow)."""
+    """`import cardgym` plugs render and agents into core without importing them (nor torch, Pillow),
+    and discovers the games without importing any (only the empty ``cardgym.games`` package)."""
     code = ("import sys, cardgym; print(sorted(m for m in sys.modules if m.split('.')[0] in "
-            "('torch', 'PIL') or m.startswith(('cardgym.render', 'cardgym.agents', 'cardgym.games'))))")
+            "('torch', 'PIL') or m.startswith(('cardgym.render', 'cardgym.agents', 'cardgym.games.'))))")
     out = subprocess.run([sys.executable, "-c", code], env=dict(os.environ, PYTHONPATH=str(SRC)),
                          capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr

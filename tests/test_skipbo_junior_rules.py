@@ -10,7 +10,10 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from cardgym.games.skipbo_junior import GAME, JuniorRules, action_to_str, state_layout, vector_layout
+from cardgym.games.skipbo_junior import GAME
+from cardgym.games.skipbo_junior.observe import state_layout, vector_layout
+from cardgym.games.skipbo_junior.rules import JuniorRules
+from cardgym.games.skipbo_junior.text import action_to_str
 from cardgym.eval import match as eval_match
 from cardgym.games.skipbo_junior.rules import FULL_DECK
 

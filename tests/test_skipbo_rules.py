@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 from skipbo_helpers import PASS, Table, W, discard, dtop, hand, make_deck, pdtop, pstock, stock
 
-from cardgym.games.skipbo import GAME, SkipBoRules
+from cardgym.games.skipbo import GAME
+from cardgym.games.skipbo.rules import SkipBoRules
 from cardgym.games.skipbo.rules import FULL_DECK, NUM_ACTIONS, OUT_DRAW, OUT_WIN
 
 

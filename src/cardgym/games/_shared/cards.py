@@ -38,6 +38,14 @@ def load_pile(pile, cards, start, count):
 
 
 @njit(cache=True)
+def top(pile, length):
+    """Top card of a pile, -1 if it is empty."""
+    if length == 0:
+        return -1
+    return pile[length - 1]
+
+
+@njit(cache=True)
 def pop(pile, length):
     """Top card of a non-empty pile; the caller stores ``length - 1``."""
     return pile[length - 1]

@@ -335,3 +335,6 @@ def bot_greedy(s, p, mask):
     if mask[A_PASS]:
         return A_PASS
     return pick_legal(s, mask)
+
+
+BOTS = {"random": bot_random, "greedy": bot_greedy}

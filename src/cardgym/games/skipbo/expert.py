@@ -541,3 +541,6 @@ def expert_action(s, p, mask, K):
     if mask[A_PASS]:
         return A_PASS
     return pick_legal(s, mask)
+
+
+BOTS = {"expert": bot_expert}

@@ -8,10 +8,14 @@ from __future__ import annotations
 
 from numba import njit
 
+from ...core.game import RUNNING, TERMINATED, TRUNCATED
 from ...core.rng import below, seed_record
+from .._shared import builds
+from .._shared.builds import pile_need, recyclable, recycle
 from .._shared.builds import play as build_play
-from .._shared.builds import take_under_tops
 from .._shared.cards import deck_order, refill_from
+from .._shared.layout import offset
+from .observe import SEAT_BLOCK, STATE
 from .rules import (
     A_DISCARD,
     A_PASS,
@@ -46,30 +50,42 @@ from .rules import (
     TOP,
 )
 
-RUNNING, TERMINATED, TRUNCATED = 0, 1, 2
+# offsets of the full-information vector (observe.STATE, observe.SEAT_BLOCK)
+O_SEATS = STATE.at("seats")
+SEAT_SIZE = SEAT_BLOCK.total[1]
+OS_STOCK_COUNTS = SEAT_BLOCK.at("stock_counts")[1]
+OS_STOCK_TOP = SEAT_BLOCK.at("stock_top")[1]
+OS_STOCK_SIZE = SEAT_BLOCK.at("stock_size")[1]
+OS_DISCARD_TOP = SEAT_BLOCK.at("discard_top")[1]
+OS_DISCARD_COUNTS = SEAT_BLOCK.at("discard_counts")[1]
+O_BUILD_NEED = STATE.at("build_need")
+O_BUILD_HEIGHT = STATE.at("build_height")
+O_DRAW_COUNTS = STATE.at("draw_counts")
+O_DRAW_SIZE = STATE.at("draw_size")
+O_COMPLETED_SIZE = STATE.at("completed_size")
+O_COVER_PILE = STATE.at("cover_pile")
+O_CURRENT = STATE.at("current")
+O_TOTALS = STATE.at("totals")
 
 
 # --------------------------------------------------------------------------------------- helpers
 @njit(cache=True)
 def pile_start(p, b):
     """First value of build pile ``b`` (12 for the descending piles of two_up_two_down)."""
-    if p[P_DIRECTIONS] == 1 and b >= 2:
-        return 12
-    return 1
+    return builds.pile_start(p[P_DIRECTIONS], b, TOP)
 
 
 @njit(cache=True)
 def pile_step(p, b):
-    if p[P_DIRECTIONS] == 1 and b >= 2:
-        return -1
-    return 1
+    """+1 on an ascending build pile ``b``, -1 on a descending one."""
+    return builds.pile_step(p[P_DIRECTIONS], b)
 
 
 @njit(cache=True)
 def next_need(p, b, v):
     """Value pile ``b`` needs after a card of value ``v`` went on it (a completed pile restarts)."""
     nv = v + pile_step(p, b)
-    if nv < 1 or nv > 12:
+    if nv < 1 or nv > TOP:
         nv = pile_start(p, b)
     return nv
 
@@ -77,9 +93,7 @@ def next_need(p, b, v):
 @njit(cache=True)
 def need(s, p, b):
     """Value build pile ``b`` needs next."""
-    if p[P_DIRECTIONS] == 1 and b >= 2:
-        return 12 - s.heights[b]
-    return 1 + s.heights[b]
+    return pile_need(s.heights, b, p[P_DIRECTIONS], TOP)
 
 
 @njit(cache=True)
@@ -111,36 +125,11 @@ def disc_top(s, seat, d):
 
 
 @njit(cache=True)
-def recyclable(s, p):
-    """Could a new draw pile be made now (completed stack or cards under build-pile tops)?"""
-    if s.done_len > 0:
-        return True
-    if p[P_RECYCLE_BUILDS] != 0:
-        for b in range(NUM_PILES):
-            if s.bcounts[b] > 1:
-                return True
-    return False
-
-
-@njit(cache=True)
-def refill_draw(s, p):
-    """The draw pile is empty: build a new one. Returns True if it now has cards."""
-    if s.done_len > 0:
-        s.draw_len = refill_from(s, s.draw, 0, s.done, s.done_len)
-        s.done_len = 0
-    elif p[P_RECYCLE_BUILDS] != 0:
-        k = take_under_tops(s.builds, s.bcounts, s.done, 0)  # the completed stack is empty: use it
-        if k > 0:
-            s.draw_len = refill_from(s, s.draw, 0, s.done, k)
-    return s.draw_len > 0
-
-
-@njit(cache=True)
 def draw_cards(s, p, seat, k):
     """Draw up to ``k`` cards into ``seat``'s hand (recycling when the draw pile is empty)."""
     for _ in range(k):
         if s.draw_len == 0:
-            if not refill_draw(s, p):
+            if recycle(s, p[P_RECYCLE_BUILDS] != 0) == 0:
                 return
         c = s.draw[s.draw_len - 1]
         s.draw_len -= 1
@@ -246,11 +235,10 @@ def wild_ok(s, p, seat, partner, b):
     """May a wild go on build pile ``b`` now (wild_must_be_covered: only if it can be covered)?"""
     if p[P_WILD_COVER] == 0:
         return True
-    v = need(s, p, b)
-    nxt = v + pile_step(p, b)
-    if nxt < 1 or nxt > 12:
+    h = s.heights[b] + 1  # the wild's height: the card that covers it is needed at h
+    if h >= TOP:
         return False  # the wild would be the pile's last card
-    return _has(s, seat, partner, nxt, True)
+    return _has(s, seat, partner, builds.need(h, pile_start(p, b), pile_step(p, b)), True)
 
 
 @njit(cache=True)
@@ -370,7 +358,7 @@ def _end_turn(s, p):
     s.hand_turns += 1
     if s.played != 0:
         s.idle = 0
-    elif s.draw_len == 0 and not recyclable(s, p):
+    elif s.draw_len == 0 and not recyclable(s, p[P_RECYCLE_BUILDS] != 0):
         s.idle += 1
     else:
         s.idle = 0
@@ -457,61 +445,46 @@ def apply(s, p, action):
 
 # --------------------------------------------------------------------------------------- state
 @njit(cache=True)
-def state_size_n(n):
-    # per seat: hand 13, stock counts 13, stock top 13, stock size 1, discard tops 52, discard counts 52
-    return n * (13 + 13 + 13 + 1 + 52 + 52) + 48 + 4 + 13 + 1 + 1 + 4 + n + n
-
-
-@njit(cache=True)
 def state_vector(s, p, out):
-    """Full-information state (absolute seats): per seat hand counts, stock contents counts, stock top
-    one-hot, stock size, discard tops one-hot, discard counts; then build-pile need one-hot and heights,
-    draw-pile counts, draw size, completed size, cover pile one-hot, current seat one-hot, totals.
-    Offsets add record fields with int(): plain numpy (NUMBA_DISABLE_JIT) keeps int8 sums in int8."""
+    """Full-information state (absolute seats), written through the layout ``observe.STATE``: per seat
+    hand counts, stock contents counts, stock top one-hot, stock size, discard tops one-hot, discard
+    counts; then build-pile need one-hot and heights, draw-pile counts, draw size, completed size, cover
+    pile one-hot, current seat one-hot, totals. Offsets add record fields with int(): plain numpy
+    (NUMBA_DISABLE_JIT) keeps int8 sums in int8."""
     n = int(s.num_players)
     for k in range(out.shape[0]):
         out[k] = 0.0
-    o = 0
     for i in range(n):
+        o = offset(O_SEATS, n) + i * SEAT_SIZE
         for c in range(NUM_CODES):
             out[o + c] = s.hand[i, c]
-        o += 13
         for r in range(s.stock_len[i]):
-            out[o + int(s.stock[i, r])] += 1.0
-        o += 13
+            out[o + OS_STOCK_COUNTS + int(s.stock[i, r])] += 1.0
         t = int(stock_top(s, i))
         if t >= 0:
-            out[o + t] = 1.0
-        o += 13
-        out[o] = s.stock_len[i]
-        o += 1
+            out[o + OS_STOCK_TOP + t] = 1.0
+        out[o + OS_STOCK_SIZE] = s.stock_len[i]
         for d in range(NUM_DISCARDS):
             t = int(disc_top(s, i, d))
             if t >= 0:
-                out[o + d * 13 + t] = 1.0
-        o += 52
-        for d in range(NUM_DISCARDS):
+                out[o + OS_DISCARD_TOP + d * 13 + t] = 1.0
             for c in range(NUM_CODES):
-                out[o + d * 13 + c] = s.disc_cnt[i, d, c]
-        o += 52
+                out[o + OS_DISCARD_COUNTS + d * 13 + c] = s.disc_cnt[i, d, c]
+    o = offset(O_BUILD_NEED, n)
     for b in range(NUM_PILES):
         out[o + b * 12 + int(need(s, p, b)) - 1] = 1.0
-    o += 48
+    o = offset(O_BUILD_HEIGHT, n)
     for b in range(NUM_PILES):
         out[o + b] = s.heights[b]
-    o += 4
+    o = offset(O_DRAW_COUNTS, n)
     for k in range(s.draw_len):
         out[o + int(s.draw[k])] += 1.0
-    o += 13
-    out[o] = s.draw_len
-    o += 1
-    out[o] = s.done_len
-    o += 1
+    out[offset(O_DRAW_SIZE, n)] = s.draw_len
+    out[offset(O_COMPLETED_SIZE, n)] = s.done_len
     if s.cover >= 0:
-        out[o + int(s.cover)] = 1.0
-    o += 4
+        out[offset(O_COVER_PILE, n) + int(s.cover)] = 1.0
     if s.status == RUNNING:
-        out[o + int(s.current)] = 1.0
-    o += n
+        out[offset(O_CURRENT, n) + int(s.current)] = 1.0
+    o = offset(O_TOTALS, n)
     for i in range(n):
         out[o + i] = s.totals[i]

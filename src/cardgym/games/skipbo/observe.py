@@ -6,6 +6,10 @@ build piles; the sizes of the draw pile and the completed stack; hand sizes. Hid
 stock tops (also the observer's own), the other players' hands, the draw pile's order and contents.
 
 Seats are relative: index 0 = the observer, then the following seats in turn order.
+
+Every flat vector is written through its `Layout` table (``VECTOR``, and ``STATE`` for the
+full-information vector that ``kernels.state_vector`` writes): the offsets, the documented fields, the
+bounds and the sizes all come from it. `resample_hidden` re-deals what a seat cannot see.
 """
 
 from __future__ import annotations
@@ -14,9 +18,10 @@ import numpy as np
 from gymnasium import spaces
 from numba import njit
 
-from ...core.game import Field
-from .kernels import need
-from .rules import DECK_SIZE, NUM_CODES, NUM_DISCARDS, NUM_PILES, P_DIRECTIONS, P_TEAMS
+from ...core.game import RUNNING, DictEncoder, FlatEncoder
+from .._shared.builds import needs, pile_need
+from .._shared.layout import Layout, Slot, offset
+from .rules import DECK_SIZE, NUM_CODES, NUM_DISCARDS, NUM_PILES, P_DIRECTIONS, P_TEAMS, TOP
 
 CODE_DOC = "index 0 = wild, 1..12 = that value"
 
@@ -25,36 +30,76 @@ def _score_high(rules) -> float:
     return float((rules.match_target or 0) + 25 + 5 * DECK_SIZE)
 
 
-def vector_layout(rules) -> list:
-    """The named table of the "vector" encoder (sizes depend on ``num_players`` only)."""
-    n = rules.num_players
-    s = rules.stock_size
-    return [
-        Field("hand", 13, 0, 5, f"own hand: number of cards of each code ({CODE_DOC})"),
-        Field("to_play", n, 0, 1, "one-hot relative seat of the player to act"),
-        Field("stock_top", n * 13, 0, 1,
-              f"per relative seat: one-hot stock top code ({CODE_DOC}); zeros = empty"),
-        Field("stock_size", n, 0, s, "per relative seat: cards left in the stock"),
-        Field("hand_size", n, 0, 5, "per relative seat: cards in hand"),
-        Field("partner", n, 0, 1, "per relative seat: 1 if that seat is the observer's partner (teams)"),
-        Field(
-            "discard_top", n * 4 * 13, 0, 1,
-            f"per relative seat, per discard pile 0..3: one-hot top code ({CODE_DOC}); zeros = empty pile",
-        ),
-        Field(
-            "discard_counts", n * 4 * 13, 0, 18,
-            "per relative seat, per discard pile 0..3: number of cards of each code in the pile "
-            f"({CODE_DOC})",
-        ),
-        Field("build_need", 4 * 12, 0, 1,
-              "per build pile 0..3: one-hot value needed next (index v-1 for value v)"),
-        Field("build_height", 4, 0, 11, "per build pile 0..3: cards played on it so far (0 = empty)"),
-        Field("draw_size", 1, 0, DECK_SIZE, "cards in the draw pile"),
-        Field("completed_size", 1, 0, DECK_SIZE, "cards in the completed stack (waiting to be recycled)"),
-        Field("cover_pile", 4, 0, 1, "turn phase: one-hot build pile whose wild must be covered now "
-              "(wild_must_be_covered); all zeros = free play"),
-        Field("scores", n, 0, _score_high(rules), "per relative seat: match total (0 without match_target)"),
-    ]
+def _stock_size(rules) -> float:
+    return rules.stock_size
+
+
+#: the "vector" observation, in order (sizes: per relative seat, fixed)
+VECTOR = Layout(
+    Slot("hand", 0, 13, 0, 5, f"own hand: number of cards of each code ({CODE_DOC})"),
+    Slot("to_play", 1, 0, 0, 1, "one-hot relative seat of the player to act"),
+    Slot("stock_top", 13, 0, 0, 1, f"per relative seat: one-hot stock top code ({CODE_DOC}); zeros = empty"),
+    Slot("stock_size", 1, 0, 0, _stock_size, "per relative seat: cards left in the stock"),
+    Slot("hand_size", 1, 0, 0, 5, "per relative seat: cards in hand"),
+    Slot("partner", 1, 0, 0, 1, "per relative seat: 1 if that seat is the observer's partner (teams)"),
+    Slot("discard_top", 4 * 13, 0, 0, 1,
+         f"per relative seat, per discard pile 0..3: one-hot top code ({CODE_DOC}); zeros = empty pile"),
+    Slot("discard_counts", 4 * 13, 0, 0, 18,
+         f"per relative seat, per discard pile 0..3: number of cards of each code in the pile ({CODE_DOC})"),
+    Slot("build_need", 0, 4 * 12, 0, 1, "per build pile 0..3: one-hot value needed next (index v-1 for value v)"),
+    Slot("build_height", 0, 4, 0, 11, "per build pile 0..3: cards played on it so far (0 = empty)"),
+    Slot("draw_size", 0, 1, 0, DECK_SIZE, "cards in the draw pile"),
+    Slot("completed_size", 0, 1, 0, DECK_SIZE, "cards in the completed stack (waiting to be recycled)"),
+    Slot("cover_pile", 0, 4, 0, 1, "turn phase: one-hot build pile whose wild must be covered now "
+         "(wild_must_be_covered); all zeros = free play"),
+    Slot("scores", 1, 0, 0, _score_high, "per relative seat: match total (0 without match_target)"),
+)
+
+#: one seat's block of the full-information state vector
+SEAT_BLOCK = Layout(
+    Slot("hand", 0, 13, 0, 5, f"hand: number of cards of each code ({CODE_DOC})"),
+    Slot("stock_counts", 0, 13, 0, 18, "stock: number of cards of each code (also under the top)"),
+    Slot("stock_top", 0, 13, 0, 1, "one-hot stock top code; zeros = empty"),
+    Slot("stock_size", 0, 1, 0, _stock_size, "cards left in the stock"),
+    Slot("discard_top", 0, 4 * 13, 0, 1, "per discard pile 0..3: one-hot top code; zeros = empty pile"),
+    Slot("discard_counts", 0, 4 * 13, 0, 18, "per discard pile 0..3: number of cards of each code"),
+)
+
+#: the full-information ``state()`` vector (absolute seats), in order
+STATE = Layout(
+    Slot("seats", SEAT_BLOCK.total[1], 0, 0, DECK_SIZE,
+         "per seat, in seat order: " + ", ".join(f"{s.name} ({s.fixed})" for s in SEAT_BLOCK.slots)),
+    Slot("build_need", 0, 4 * 12, 0, 1, "per build pile 0..3: one-hot value needed next (index v-1 for value v)"),
+    Slot("build_height", 0, 4, 0, 11, "per build pile 0..3: cards played on it so far"),
+    Slot("draw_counts", 0, 13, 0, 18, f"draw pile: number of cards of each code ({CODE_DOC})"),
+    Slot("draw_size", 0, 1, 0, DECK_SIZE, "cards in the draw pile"),
+    Slot("completed_size", 0, 1, 0, DECK_SIZE, "cards in the completed stack"),
+    Slot("cover_pile", 0, 4, 0, 1, "one-hot build pile whose wild must be covered now"),
+    Slot("current", 1, 0, 0, 1, "one-hot seat to act (all 0 once the episode is over)"),
+    Slot("totals", 1, 0, 0, _score_high, "per seat: match total"),
+)
+
+
+#: rules -> the `Field` tables (docs, bounds) and the size of the state vector
+vector_layout = VECTOR.fields
+state_layout = STATE.fields
+state_size = STATE.size_of
+
+
+O_HAND = VECTOR.at("hand")
+O_TO_PLAY = VECTOR.at("to_play")
+O_STOCK_TOP = VECTOR.at("stock_top")
+O_STOCK_SIZE = VECTOR.at("stock_size")
+O_HAND_SIZE = VECTOR.at("hand_size")
+O_PARTNER = VECTOR.at("partner")
+O_DISCARD_TOP = VECTOR.at("discard_top")
+O_DISCARD_COUNTS = VECTOR.at("discard_counts")
+O_BUILD_NEED = VECTOR.at("build_need")
+O_BUILD_HEIGHT = VECTOR.at("build_height")
+O_DRAW_SIZE = VECTOR.at("draw_size")
+O_COMPLETED_SIZE = VECTOR.at("completed_size")
+O_COVER_PILE = VECTOR.at("cover_pile")
+O_SCORES = VECTOR.at("scores")
 
 
 @njit(cache=True)
@@ -69,20 +114,20 @@ def observe_vector(s, p, seat, out):
     disc_len = s.disc_len
     disc_cnt = s.disc_cnt
     totals = s.totals
+    o_hand = offset(O_HAND, n)
     for c in range(NUM_CODES):
-        out[c] = hand[seat, c]
-    o_play = 13
-    o_top = o_play + n
-    o_size = o_top + n * 13
-    o_hsize = o_size + n
-    o_partner = o_hsize + n
-    o_dtop = o_partner + n
-    o_dcnt = o_dtop + n * 52
-    o_need = o_dcnt + n * 52
-    o_height = o_need + 48
-    o_draw = o_height + 4
-    o_scores = o_draw + 6
-    if s.status == 0:
+        out[o_hand + c] = hand[seat, c]
+    o_play = offset(O_TO_PLAY, n)
+    o_top = offset(O_STOCK_TOP, n)
+    o_size = offset(O_STOCK_SIZE, n)
+    o_hsize = offset(O_HAND_SIZE, n)
+    o_partner = offset(O_PARTNER, n)
+    o_dtop = offset(O_DISCARD_TOP, n)
+    o_dcnt = offset(O_DISCARD_COUNTS, n)
+    o_need = offset(O_BUILD_NEED, n)
+    o_height = offset(O_BUILD_HEIGHT, n)
+    o_scores = offset(O_SCORES, n)
+    if s.status == RUNNING:
         out[o_play + (int(s.current) - seat + n) % n] = 1.0
     half = n // 2
     teams = p[P_TEAMS] != 0
@@ -105,13 +150,14 @@ def observe_vector(s, p, seat, out):
                 for c in range(NUM_CODES):
                     out[ob + c] = disc_cnt[i, d, c]
         out[o_scores + r] = totals[i]
+    directions = p[P_DIRECTIONS]
     for b in range(NUM_PILES):
-        out[o_need + b * 12 + int(need(s, p, b)) - 1] = 1.0
+        out[o_need + b * 12 + int(pile_need(s.heights, b, directions, TOP)) - 1] = 1.0
         out[o_height + b] = s.heights[b]
-    out[o_draw] = s.draw_len
-    out[o_draw + 1] = s.done_len
+    out[offset(O_DRAW_SIZE, n)] = s.draw_len
+    out[offset(O_COMPLETED_SIZE, n)] = s.done_len
     if s.cover >= 0:
-        out[o_draw + 2 + int(s.cover)] = 1.0
+        out[offset(O_COVER_PILE, n) + int(s.cover)] = 1.0
 
 
 # ------------------------------------------------------------------------------------------- dict
@@ -153,11 +199,9 @@ def dict_encode(rec, rules, seat: int) -> dict:
         for d in range(NUM_DISCARDS):
             dtop[r, d] = top(rec["disc"][i, d], int(rec["disc_len"][i, d]))
     heights = rec["heights"].astype(i16)
-    down = p[P_DIRECTIONS] == 1
-    needs = np.array([(12 - h) if (down and b >= 2) else (1 + h) for b, h in enumerate(heights)], i16)
     return {
         "hand": rec["hand"][seat].astype(i16),
-        "to_play": np.array((int(rec["current"]) - seat) % n if int(rec["status"]) == 0 else -1,
+        "to_play": np.array((int(rec["current"]) - seat) % n if int(rec["status"]) == RUNNING else -1,
                             i16),
         "stock_top": np.array([top(rec["stock"][i], int(rec["stock_len"][i])) for i in order], i16),
         "stock_size": np.array([rec["stock_len"][i] for i in order], i16),
@@ -165,10 +209,54 @@ def dict_encode(rec, rules, seat: int) -> dict:
         "partner": np.array(n // 2 if rules.teams else -1, i16),
         "discard_top": dtop,
         "discard_counts": np.stack([rec["disc_cnt"][i] for i in order]).astype(i16),
-        "build_need": needs,
+        "build_need": np.array(needs(rec, p[P_DIRECTIONS], TOP), i16),
         "build_height": heights,
         "draw_size": np.array(rec["draw_len"], i16),
         "completed_size": np.array(rec["done_len"], i16),
         "cover_pile": np.array(rec["cover"], i16),
         "scores": np.array([rec["totals"][i] for i in order], np.int32),
     }
+
+
+ENCODERS = {
+    "vector": FlatEncoder(
+        "vector", vector_layout, observe_vector,
+        "flat float32: own hand counts, every seat's stock top/size and open discard piles (relative "
+        "seats), build piles, pile sizes, turn phase, match totals",
+    ),
+    "dict": DictEncoder("dict", dict_space, dict_encode, "structured view of the same information"),
+}
+
+
+def resample_hidden(rec, rules, seat: int, np_rng) -> np.ndarray:
+    """A copy of ``rec`` in which everything hidden from ``seat`` is re-dealt: the other players' hands,
+    every stock under its top card (the observer's own too) and the draw pile. Sizes are kept."""
+    arr = np.zeros(1, rec.dtype)
+    arr[0] = rec
+    new = arr[0]
+    r = rec
+    n = int(r["num_players"])
+    pool = [r["draw"][: int(r["draw_len"])].copy()]
+    for i in range(n):
+        k = int(r["stock_len"][i])
+        if k > 1:
+            pool.append(r["stock"][i, : k - 1].copy())
+        if i != seat:
+            pool.append(np.repeat(np.arange(NUM_CODES, dtype=np.int8), r["hand"][i].astype(np.int64)))
+    pool = np.concatenate(pool).astype(np.int8)
+    np_rng.shuffle(pool)
+    at = 0
+    for i in range(n):
+        k = int(r["stock_len"][i])
+        if k > 1:
+            new["stock"][i, : k - 1] = pool[at : at + k - 1]
+            at += k - 1
+        if i != seat:
+            h = int(r["hand_len"][i])
+            new["hand"][i] = np.bincount(pool[at : at + h], minlength=NUM_CODES).astype(np.int8)
+            at += h
+    L = int(r["draw_len"])
+    new["draw"][:L] = pool[at : at + L]
+    at += L
+    assert at == pool.shape[0]
+    return new

@@ -13,6 +13,7 @@ import numpy as np
 
 from ...core.game import state_dtype
 from ...core.rules import REWARD_CODES, Rules, check_bool, check_choice, check_int
+from .._shared.builds import ASCENDING, TWO_UP_TWO_DOWN
 
 NUM_CODES = 13  # card codes 0 (wild) .. 12
 WILD = 0
@@ -27,6 +28,7 @@ PILE_CAP = DECK_SIZE  # capacity of one discard pile
 
 #: every card of one deck (any order)
 FULL_DECK = np.array([WILD] * 18 + [v for v in range(1, 13) for _ in range(12)], dtype=np.int8)
+DECK = FULL_DECK
 #: copies of each code in the deck
 CODE_COUNTS = np.bincount(FULL_DECK, minlength=NUM_CODES).astype(np.int16)
 
@@ -58,7 +60,7 @@ P_REWARD = 12  # 0 win, 1 score
 NUM_PARAMS = 13
 
 RECYCLE_CODES = {"when_empty": 0, "immediately": 1}
-DIRECTION_CODES = {"ascending": 0, "two_up_two_down": 1}
+DIRECTION_CODES = {"ascending": ASCENDING, "two_up_two_down": TWO_UP_TWO_DOWN}
 DEFAULT_MAX_TURNS = 3000
 DEFAULT_STALL_ROUNDS = 2
 # Recycling lets cards cycle hand -> build pile -> completed -> draw pile -> hand, so a player who never
@@ -211,3 +213,6 @@ class SkipBoRules(Rules):
         p[P_DIRECTIONS] = DIRECTION_CODES[self.build_directions]
         p[P_REWARD] = REWARD_CODES[self.reward]
         return p
+
+
+RULES = SkipBoRules

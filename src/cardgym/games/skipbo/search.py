@@ -174,3 +174,6 @@ def make_search_bot(rollouts: int = ROLLOUTS, horizon: int = HORIZON, rollout_bo
         return search(s, p, mask, r, h, who)
 
     return bot
+
+
+BOTS = {"search": bot_search}

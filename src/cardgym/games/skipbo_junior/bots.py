@@ -152,3 +152,6 @@ def bot_greedy(s, p, mask):
     if best >= 0:
         return best
     return pick_legal(s, mask)
+
+
+BOTS = {"random": bot_random, "greedy": bot_greedy}

@@ -464,3 +464,6 @@ def bot_expert(s, p, mask):
     if best >= 0:
         return best
     return pick_legal(s, mask)
+
+
+BOTS = {"expert": bot_expert}

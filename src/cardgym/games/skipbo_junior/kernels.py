@@ -1,17 +1,20 @@
-"""Skip-Bo Junior rules kernels (numba): reset, legal, apply, observe, state.
+"""Skip-Bo Junior rules kernels (numba): reset, legal, apply, state_vector.
 
 The deal, the build piles and the recycling are the shared Skip-Bo helpers of ``games/_shared``.
 Turns in which the player cannot play are taken inside the kernels (no decision is asked for), so
-whenever ``status == 0`` the current seat has at least one legal action that is a play.
+whenever ``status == RUNNING`` the current seat has at least one legal action that is a play.
 """
 
 from __future__ import annotations
 
 from numba import njit
 
+from ...core.game import RUNNING, TERMINATED, TRUNCATED
 from ...core.rng import below, seed_record
-from .._shared.builds import accepts, need, play, take_under_tops
-from .._shared.cards import count_values, deck_order, load_pile, pop, push, refill_from
+from .._shared.builds import ASCENDING, accepts, pile_need, play, recyclable, recycle
+from .._shared.cards import count_values, deck_order, load_pile, pop, push, top
+from .._shared.layout import offset
+from .observe import STATE, VECTOR, observe_vector
 from .rules import (
     CODE_COUNTS,
     DECK_SIZE,
@@ -37,19 +40,13 @@ from .rules import (
 @njit(cache=True)
 def stock_top(s, seat):
     """Code of ``seat``'s stock top, -1 if the stock is empty."""
-    n = s.stock_len[seat]
-    if n == 0:
-        return -1
-    return s.stock[seat, n - 1]
+    return top(s.stock[seat], s.stock_len[seat])
 
 
 @njit(cache=True)
 def stack_top(s, seat, k):
     """Code of the top card of ``seat``'s hand stack ``k``, -1 if the stack is empty."""
-    n = s.stack_len[seat, k]
-    if n == 0:
-        return -1
-    return s.stacks[seat, k, n - 1]
+    return top(s.stacks[seat, k], s.stack_len[seat, k])
 
 
 @njit(cache=True)
@@ -85,14 +82,10 @@ def _pop_stock(s, seat):
 @njit(cache=True)
 def _recycle(s, p):
     """The draw pile is empty: shuffle the completed stack into a new one; failing that (option
-    ``recycle_build_piles``) the cards under the build piles' top cards."""
-    m = s.done_len
-    if m == 0 and p[P_RECYCLE_BUILDS]:
-        m = take_under_tops(s.builds, s.bcounts, s.done, 0)
+    ``recycle_build_piles``) the cards under the build piles' top cards. They are hidden again."""
+    m = recycle(s, p[P_RECYCLE_BUILDS] != 0)
     if m > 0:
-        count_values(s.done, m, s.hidden)
-        s.draw_len = refill_from(s, s.draw, s.draw_len, s.done, m)
-        s.done_len = 0
+        count_values(s.draw, m, s.hidden)
         s.recycles += 1
 
 
@@ -113,13 +106,7 @@ def _draw_card(s, p):
 @njit(cache=True)
 def can_draw(s, p):
     """Could a card be dealt now (draw pile, completed stack, or cards under build tops)?"""
-    if s.draw_len > 0 or s.done_len > 0:
-        return True
-    if p[P_RECYCLE_BUILDS]:
-        for b in range(NUM_PILES):
-            if s.bcounts[b] > 1:
-                return True
-    return False
+    return s.draw_len > 0 or recyclable(s, p[P_RECYCLE_BUILDS] != 0)
 
 
 @njit(cache=True)
@@ -128,7 +115,7 @@ def wanted(s):
     bits = 1
     for b in range(NUM_PILES):
         # int(): in plain numpy (NUMBA_DISABLE_JIT) 1 << int8 stays int8 and drops codes >= 8
-        bits |= 1 << int(need(s.heights[b], 1, 1))
+        bits |= 1 << int(pile_need(s.heights, b, ASCENDING, TOP))
     return bits
 
 
@@ -159,10 +146,10 @@ def _end_turn(s, p):
         s.idle = 0
     s.turn += 1
     if s.idle >= p[P_STALL_ROUNDS] * n:
-        s.status = 1  # draw: no winner, rewards stay 0
+        s.status = TERMINATED  # draw: no winner, rewards stay 0
         return True
     if s.turn >= p[P_MAX_TURNS]:
-        s.status = 2
+        s.status = TRUNCATED
         return True
     s.current = (s.current + 1) % n
     s.played = 0
@@ -192,7 +179,7 @@ def reset(s, p, seed, deck, deck_len):
     n = p[P_NUM_PLAYERS]
     ss = p[P_STOCK]
     s.num_players = n
-    s.status = 0
+    s.status = RUNNING
     s.turn = 0
     s.played = 0
     s.idle = 0
@@ -231,7 +218,7 @@ def reset(s, p, seed, deck, deck_len):
 def legal(s, p, mask):
     for a in range(mask.shape[0]):
         mask[a] = 0
-    if s.status != 0:
+    if s.status != RUNNING:
         return
     seat = s.current
     for src in range(NUM_STACKS + 1):
@@ -263,7 +250,7 @@ def apply(s, p, action):
     s.done_len = done_len
     s.played = 1
     if s.stock_len[seat] == 0:
-        s.status = 1
+        s.status = TERMINATED
         s.winner = seat
         for i in range(s.num_players):
             s.reward[i] = 1.0 if i == seat else -1.0
@@ -275,55 +262,13 @@ def apply(s, p, action):
 
 
 # ---------------------------------------------------------------------------------------------
-# encoders (layout: see __init__.vector_layout; keep both in step)
+# the full-information vector (layout: observe.STATE)
 
-
-@njit(cache=True)
-def obs_size(n):
-    return 78 * n + 57
-
-
-@njit(cache=True)
-def observe_vector(s, p, seat, out):
-    n = int(s.num_players)  # int: offsets overflow int8 in plain numpy (NUMBA_DISABLE_JIT)
-    for i in range(out.shape[0]):
-        out[i] = 0.0
-    o_size = 11 * n
-    o_stack_top = o_size + n
-    o_under = o_stack_top + 33 * n
-    o_next = o_under + 33 * n
-    o_height = o_next + 40
-    o_hidden = o_height + 4
-    o_draw = o_hidden + 11
-    for r in range(n):
-        j = seat + r
-        if j >= n:
-            j -= n
-        c = int(stock_top(s, j))
-        if c >= 0:
-            out[11 * r + c] = 1.0
-        out[o_size + r] = s.stock_len[j]
-        for k in range(NUM_STACKS):
-            base = 33 * r + 11 * k
-            c = int(stack_top(s, j, k))
-            if c >= 0:
-                out[o_stack_top + base + c] = 1.0
-                if s.stack_len[j, k] > 1:
-                    for v in range(NUM_CODES):
-                        out[o_under + base + v] = s.stack_under[j, k, v]
-    for b in range(NUM_PILES):
-        h = int(s.heights[b])
-        out[o_next + 10 * b + h] = 1.0  # next value h + 1
-        out[o_height + b] = h
-    for v in range(NUM_CODES):
-        out[o_hidden + v] = s.hidden[v]
-    out[o_draw] = s.draw_len
-    out[o_draw + 1] = s.done_len
-
-
-@njit(cache=True)
-def state_size_n(n):
-    return obs_size(n) + n + 22 * n + 33
+VECTOR_SIZE = VECTOR.total  # the observation at the start: offset(VECTOR_SIZE, n) entries
+O_CURRENT = STATE.at("current")
+O_STOCK_HIDDEN = STATE.at("stock_hidden")
+O_STOCK_NEXT = STATE.at("stock_next")
+O_DRAW_NEXT = STATE.at("draw_next")
 
 
 @njit(cache=True)
@@ -332,15 +277,15 @@ def state_vector(s, p, out):
     under the top and the next card) and the next three cards of the draw pile. Offsets add record
     fields with int(): plain numpy (NUMBA_DISABLE_JIT) keeps int8 sums in int8."""
     n = int(s.num_players)
-    m = obs_size(n)
+    m = offset(VECTOR_SIZE, n)
     observe_vector(s, p, 0, out[:m])  # zeroes out[:m] only
     for i in range(m, out.shape[0]):
         out[i] = 0.0
-    if s.status == 0:
-        out[m + int(s.current)] = 1.0
-    o_cnt = m + n
-    o_nxt = o_cnt + 11 * n
-    o_draw = o_nxt + 11 * n
+    if s.status == RUNNING:
+        out[offset(O_CURRENT, n) + int(s.current)] = 1.0
+    o_cnt = offset(O_STOCK_HIDDEN, n)
+    o_nxt = offset(O_STOCK_NEXT, n)
+    o_draw = offset(O_DRAW_NEXT, n)
     for j in range(n):
         L = s.stock_len[j]
         for k in range(L - 1):

@@ -25,6 +25,7 @@ END_TURN = 16
 
 #: every card of one deck (any order)
 FULL_DECK = np.array([WILD] * 16 + [v for v in range(1, 11) for _ in range(8)], dtype=np.int8)
+DECK = FULL_DECK
 #: copies of each code in the deck
 CODE_COUNTS = np.bincount(FULL_DECK, minlength=NUM_CODES).astype(np.int16)
 
@@ -121,3 +122,6 @@ class JuniorRules(Rules):
         p[P_FIRST] = -1 if self.first_player == "random" else int(self.first_player)
         p[P_REWARD] = 0
         return p
+
+
+RULES = JuniorRules

@@ -291,3 +291,6 @@ def make_search_bot(rollouts: int = ROLLOUTS, rollout_bot: str = "greedy"):
         return search(s, p, mask, r, who)
 
     return bot
+
+
+BOTS = {"search": bot_search}

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from numba import njit
 
+from ...core.game import RUNNING, TERMINATED, TRUNCATED
 from ...core.rng import below, seed_record, shuffle
 from .._shared.cards import deck_order, load_pile
 from .rules import (
@@ -47,7 +48,6 @@ from .rules import (
     UP,
 )
 
-RUNNING, TERMINATED, TRUNCATED = 0, 1, 2
 
 # ---------------------------------------------------------------------------------------------------
 # small helpers

@@ -1,8 +1,9 @@
-"""The table shared by the Skip-Bo and Skip-Bo Junior scenes (moves into the games' folders with them)."""
+"""The table shared by the Skip-Bo and Skip-Bo Junior scenes: card codes as scene cards, and the build
+piles with the draw pile and the completed stack (the record fields both games share)."""
 
 from __future__ import annotations
 
-from .scene import BACK, VALUE, WILD, Card, Pile, Region
+from ...render.scene import BACK, VALUE, WILD, Card, Pile, Region
 
 
 def card(code) -> Card:

@@ -1,13 +1,13 @@
-"""Skip-Bo in Python (not hot): action names, the ANSI table, results, conservation and resampling."""
+"""Skip-Bo in words (not hot): action names, actions in the context of a state, the ANSI table, results."""
 
 from __future__ import annotations
 
-import numpy as np
-
+from ...core.game import RUNNING, TERMINATED, TRUNCATED
+from .._shared.builds import needs
 from .rules import (
     A_DISCARD,
     A_PASS,
-    NUM_CODES,
+    DIRECTION_CODES,
     NUM_DISCARDS,
     NUM_PILES,
     OUT_DRAW,
@@ -17,6 +17,7 @@ from .rules import (
     S_PARTNER_DISCARD,
     S_PARTNER_STOCK,
     S_STOCK,
+    TOP,
 )
 
 
@@ -51,11 +52,43 @@ def action_to_str(a: int) -> str:
     raise ValueError(f"action {a} is out of range for skipbo (0..144)")
 
 
-def _need(rec, rules, b):
-    h = int(rec["heights"][b])
-    if rules.build_directions == "two_up_two_down" and b >= 2:
-        return 12 - h
-    return 1 + h
+def describe_action(rec, rules, a: int) -> str:
+    """Action ``a`` in words for the state ``rec`` it is taken in (``cardgym play``): the card it moves,
+    where from and, for a wild on a build pile, the value the wild stands for there. An action whose
+    source is empty in ``rec`` (not legal there) is described by `action_to_str`."""
+    a = int(a)
+    if not 0 <= a < A_PASS:
+        return action_to_str(a)
+    seat = int(rec["current"])
+    if a >= A_DISCARD:
+        card, pile = divmod(a - A_DISCARD, 4)
+        name = "SKIP-BO" if card == 12 else str(card + 1)
+        L = int(rec["disc_len"][seat, pile])
+        onto = f"the {card_name(rec['disc'][seat, pile, L - 1])} of your discard pile {pile}" if L else (
+            f"your empty discard pile {pile}")
+        return f"discard the {name} from your hand onto {onto}, ending your turn"
+    src, pile = divmod(a, 4)
+    partner = rules.partner(seat)
+    if src == S_STOCK or src == S_PARTNER_STOCK:
+        who = seat if src == S_STOCK else partner
+        k = int(rec["stock_len"][who]) if who >= 0 else 0
+        code = int(rec["stock"][who, k - 1]) if k else -1
+        where = "your stock" if src == S_STOCK else "your partner's stock"
+    elif src <= S_HAND_WILD:
+        code = src if src < S_HAND_WILD else 0
+        code = code if int(rec["hand"][seat, code]) > 0 else -1
+        where = "your hand"
+    else:
+        who, d = (seat, src - S_DISCARD) if src < S_PARTNER_STOCK else (partner, src - S_PARTNER_DISCARD)
+        L = int(rec["disc_len"][who, d]) if who >= 0 else 0
+        code = int(rec["disc"][who, d, L - 1]) if L else -1
+        where = f"your discard pile {d}" if who == seat else f"your partner's discard pile {d}"
+    if code < 0:
+        return action_to_str(a)
+    v = needs(rec, DIRECTION_CODES[rules.build_directions], TOP)[pile]
+    card = f"a SKIP-BO (as {v})" if code == 0 else f"the {code}"
+    done = ", completing it" if int(rec["heights"][pile]) == TOP - 1 else ""
+    return f"play {card} from {where} on build pile {pile}{done}"
 
 
 def render_ansi(rec, rules) -> str:
@@ -63,21 +96,22 @@ def render_ansi(rec, rules) -> str:
     n = int(rec["num_players"])
     lines = []
     st = int(rec["status"])
-    head = f"Skip-Bo  turn {int(rec['turn'])}  hand {int(rec['hands']) + (1 if st == 0 else 0)}"
+    head = f"Skip-Bo  turn {int(rec['turn'])}  hand {int(rec['hands']) + (1 if st == RUNNING else 0)}"
     if rules.match_target is not None:
         head += "  totals " + " ".join(str(int(rec["totals"][i])) for i in range(n))
     lines.append(head)
     builds = []
+    need = needs(rec, DIRECTION_CODES[rules.build_directions], TOP)
     for b in range(NUM_PILES):
         h = int(rec["heights"][b])
         top = "--" if h == 0 else card_name(rec["builds"][b, int(rec["bcounts"][b]) - 1])
-        builds.append(f"B{b}[{top} h{h} next {_need(rec, rules, b)}]")
+        builds.append(f"B{b}[{top} h{h} next {need[b]}]")
     lines.append("build piles: " + "  ".join(builds))
     lines.append(f"draw pile: {int(rec['draw_len'])}   completed: {int(rec['done_len'])}")
     if int(rec["cover"]) >= 0:
         lines.append(f"the wild on build pile {int(rec['cover'])} must be covered now")
     for i in range(n):
-        mark = ">" if st == 0 and int(rec["current"]) == i else " "
+        mark = ">" if st == RUNNING and int(rec["current"]) == i else " "
         k = int(rec["stock_len"][i])
         top = card_name(rec["stock"][i, k - 1]) if k else "--"
         team = f" (partner {rules.partner(i)})" if rules.teams else ""
@@ -87,8 +121,8 @@ def render_ansi(rec, rules) -> str:
             L = int(rec["disc_len"][i, d])
             piles.append("[" + " ".join(card_name(c) for c in rec["disc"][i, d, :L]) + "]")
         lines.append(f"{mark}P{i}{team}: stock {top} ({k} left)  hand {hand}  discards {' '.join(piles)}")
-    if st != 0:
-        if st == 2:
+    if st != RUNNING:
+        if st == TRUNCATED:
             lines.append("truncated (max_turns)")
         elif int(rec["outcome"]) == OUT_DRAW:
             lines.append("draw (stall rule)")
@@ -101,58 +135,16 @@ def result(rec, rules) -> dict:
     n = int(rec["num_players"])
     st = int(rec["status"])
     winners: list = []
-    if st == 1 and int(rec["outcome"]) == OUT_WIN:
+    if st == TERMINATED and int(rec["outcome"]) == OUT_WIN:
         w = int(rec["winner"])
         winners = sorted({w, rules.partner(w)} - {-1})
     return {
         "winners": winners,
-        "draw": st == 1 and int(rec["outcome"]) == OUT_DRAW,
-        "truncated": st == 2,
+        "draw": st == TERMINATED and int(rec["outcome"]) == OUT_DRAW,
+        "truncated": st == TRUNCATED,
         "scores": [int(rec["points"][i]) for i in range(n)],
         "totals": [int(rec["totals"][i]) for i in range(n)],
         "hands": int(rec["hands"]),
         "stock_left": [int(rec["stock_len"][i]) for i in range(n)],
         "turns": int(rec["turn"]),
     }
-
-
-def cards(rec) -> np.ndarray:
-    """Every card code physically in the game (stocks, hands, discard piles, build piles, completed
-    stack, draw pile): `invariants.cards_of`."""
-    from .invariants import cards_of
-
-    return cards_of(rec)
-
-
-def resample_hidden(rec, rules, seat: int, np_rng) -> np.ndarray:
-    """A copy of ``rec`` in which everything hidden from ``seat`` is re-dealt: the other players' hands,
-    every stock under its top card (the observer's own too) and the draw pile. Sizes are kept."""
-    arr = np.zeros(1, rec.dtype)
-    arr[0] = rec
-    new = arr[0]
-    r = rec
-    n = int(r["num_players"])
-    pool = [r["draw"][: int(r["draw_len"])].copy()]
-    for i in range(n):
-        k = int(r["stock_len"][i])
-        if k > 1:
-            pool.append(r["stock"][i, : k - 1].copy())
-        if i != seat:
-            pool.append(np.repeat(np.arange(NUM_CODES, dtype=np.int8), r["hand"][i].astype(np.int64)))
-    pool = np.concatenate(pool).astype(np.int8)
-    np_rng.shuffle(pool)
-    at = 0
-    for i in range(n):
-        k = int(r["stock_len"][i])
-        if k > 1:
-            new["stock"][i, : k - 1] = pool[at : at + k - 1]
-            at += k - 1
-        if i != seat:
-            h = int(r["hand_len"][i])
-            new["hand"][i] = np.bincount(pool[at : at + h], minlength=NUM_CODES).astype(np.int8)
-            at += h
-    L = int(r["draw_len"])
-    new["draw"][:L] = pool[at : at + L]
-    at += L
-    assert at == pool.shape[0]
-    return new

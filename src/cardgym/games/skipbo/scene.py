@@ -8,12 +8,17 @@ highlighted (read from the game's legal-action mask).
 
 from __future__ import annotations
 
-from ..games.skipbo.rules import (
+from ...core.game import RUNNING, TRUNCATED
+from ...render._common import check_viewer, legal_mask, you
+from ...render.scene import BACK, EMPTY, Card, Palette, Pile, Region, Scene
+from .._shared.builds import needs
+from .._shared.scene import build_piles_region, card
+from .rules import (
     A_DISCARD,
+    DIRECTION_CODES,
     HAND,
     NUM_CODES,
     NUM_DISCARDS,
-    NUM_PILES,
     OUT_DRAW,
     OUT_WIN,
     S_DISCARD,
@@ -23,30 +28,21 @@ from ..games.skipbo.rules import (
     S_STOCK,
     TOP,
 )
-from ._common import check_viewer, legal_mask, you
-from ._skipbo_table import build_piles_region, card
-from .scene import BACK, EMPTY, Card, Palette, Pile, Region, Scene
 
 FAN_SLOTS = 8
 
 
-def _band(v: int) -> str:
-    return "sb_blue" if v <= 4 else ("sb_green" if v <= 8 else "sb_red")  # 1-4, 5-8, 9-12
+def _band(value: int) -> str:
+    return "sb_blue" if value <= 4 else ("sb_green" if value <= 8 else "sb_red")
 
 
-PALETTE = Palette("skipbo", band=_band, back_fill=(170, 40, 40), wild_label="SKIP-BO", wild_short="SB")
-
-
-def _need(r, rules, b) -> int:
-    h = int(r["heights"][b])
-    if rules.build_directions == "two_up_two_down" and b >= 2:
-        return TOP - h
-    return 1 + h
+#: Skip-Bo's card colours: 1-4 blue, 5-8 green, 9-12 red, red backs, the SKIP-BO wild
+PALETTE = Palette("skipbo", _band, (170, 40, 40), wild_label="SKIP-BO", wild_short="SB")
 
 
 def _playable(r, rules, viewer):
     """Sources the viewer (the seat to act) can play onto a build pile now."""
-    from ..games.skipbo import GAME
+    from . import GAME
 
     src = set()
     mask = legal_mask(GAME, r, rules)
@@ -61,7 +57,7 @@ def scene(r, rules, viewer=None) -> Scene:
     viewer = check_viewer(viewer, n)
     st = int(r["status"])
     cur = int(r["current"])
-    running = st == 0
+    running = st == RUNNING
     match = rules.match_target is not None
     hand_no = int(r["hands"]) + (1 if running else 0)
     title = f"Skip-Bo - {'hand ' + str(hand_no) + ' - ' if match else ''}turn {int(r['turn'])}"
@@ -69,7 +65,7 @@ def scene(r, rules, viewer=None) -> Scene:
         status = f"player_{cur}{you(cur, viewer)} to play"
         if int(r["cover"]) >= 0:
             status += f" - the wild on B{int(r['cover'])} must be covered now"
-    elif st == 2:
+    elif st == TRUNCATED:
         status = "truncated (max_turns)"
     elif int(r["outcome"]) == OUT_DRAW:
         status = "draw (stall rule)"
@@ -89,7 +85,7 @@ def scene(r, rules, viewer=None) -> Scene:
         goal += "   teams: " + "  ".join(f"{chr(65 + t)} = p{t}+p{t + half}" for t in range(half))
     lines = [status, goal]
 
-    table = build_piles_region(r, [_need(r, rules, b) for b in range(NUM_PILES)])
+    table = build_piles_region(r, needs(r, DIRECTION_CODES[rules.build_directions], TOP))
 
     play = _playable(r, rules, viewer) if running and viewer == cur else set()
     partner_of_cur = rules.partner(cur) if rules.teams else -1

@@ -8,19 +8,22 @@ cards.
 
 from __future__ import annotations
 
-from ..games.skipbo_junior.rules import END_TURN, NUM_PILES, NUM_STACKS
-from ._common import check_viewer, legal_mask, you
-from ._skipbo_table import build_piles_region, card
-from .scene import Palette, Pile, Region, Scene
+from ...core.game import RUNNING, TERMINATED
+from ...render._common import check_viewer, legal_mask, you
+from ...render.scene import Palette, Pile, Region, Scene
+from .._shared.builds import ASCENDING, needs
+from .._shared.scene import build_piles_region, card
+from .rules import END_TURN, NUM_STACKS, TOP
 
 FAN_SLOTS = 7
 
 
-def _band(v: int) -> str:
-    return "sb_blue" if v <= 3 else ("sb_green" if v <= 7 else "sb_red")  # 1-3, 4-7, 8-10
+def _band(value: int) -> str:
+    return "sb_blue" if value <= 3 else ("sb_green" if value <= 7 else "sb_red")
 
 
-PALETTE = Palette("skipbo_junior", band=_band, back_fill=(0, 120, 170), wild_label="WILD", wild_short="W")
+#: Skip-Bo Junior's card colours: 1-3 blue, 4-7 green, 8-10 red, blue backs, the WILD card
+PALETTE = Palette("skipbo_junior", _band, (0, 120, 170), wild_label="WILD", wild_short="W")
 
 
 def scene(r, rules, viewer=None) -> Scene:
@@ -28,21 +31,21 @@ def scene(r, rules, viewer=None) -> Scene:
     viewer = check_viewer(viewer, n)
     st = int(r["status"])
     cur = int(r["current"])
-    running = st == 0
+    running = st == RUNNING
     title = f"Skip-Bo Junior - turn {int(r['turn'])}"
     if running:
         status = f"player_{cur}{you(cur, viewer)} to play"
     elif int(r["winner"]) >= 0:
         status = f"player_{int(r['winner'])} wins"
     else:
-        status = "draw (stall rule)" if st == 1 else "truncated (max_turns)"
+        status = "draw (stall rule)" if st == TERMINATED else "truncated (max_turns)"
     lines = [status, "first to play the last card of their stock wins"]
 
-    table = build_piles_region(r, [int(r["heights"][b]) + 1 for b in range(NUM_PILES)])
+    table = build_piles_region(r, needs(r, ASCENDING, TOP))
 
     play = set()
     if running and viewer == cur:
-        from ..games.skipbo_junior import GAME
+        from . import GAME
 
         mask = legal_mask(GAME, r, rules)
         play = {a // 4 for a in range(END_TURN) if mask[a]}

@@ -1,0 +1,192 @@
+"""Skip-Bo Junior observation encoders: the flat "vector" (compiled) and the structured "dict".
+
+Everything is face up in Junior but the stocks under their top card and the draw pile, so every seat
+sees the same table; seats are relative to the observer (index 0 = the observer, then the next seats in
+turn order; per-player blocks are player-major).
+
+Every flat vector is written through its `Layout` table (``VECTOR``, and ``STATE`` for the
+full-information vector that ``kernels.state_vector`` writes): the offsets, the documented fields, the
+bounds and the sizes all come from it. `resample_hidden` re-deals what nobody can see.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from ...core.game import DictEncoder, FlatEncoder
+from .._shared.builds import ASCENDING, pile_need
+from .._shared.cards import top
+from .._shared.layout import Layout, Slot, offset
+from .rules import DECK_SIZE, NUM_CODES, NUM_PILES, NUM_STACKS, TOP
+
+
+def _stock_size(rules) -> float:
+    return rules.stock_size
+
+
+#: the "vector" observation, in order (sizes: per relative seat, fixed)
+VECTOR = Layout(
+    Slot("stock_top", 11, 0, 0, 1,
+         "one-hot code (0 = wild, 1..10) of each player's stock top; all 0 once a stock is empty"),
+    Slot("stock_size", 1, 0, 0, _stock_size, "cards left in each player's stock"),
+    Slot("stack_top", 33, 0, 0, 1,
+         "per player, per hand stack 0..2: one-hot code of the top card (all 0 if the stack is empty)"),
+    Slot("stack_under", 33, 0, 0, 16, "per player, per hand stack 0..2: count of each code 0..10 under the top card"),
+    Slot("build_next", 0, 40, 0, 1, "per build pile 0..3: one-hot of the value it takes next, 1..10"),
+    Slot("build_height", 0, 4, 0, 9, "per build pile: value reached (0 = empty pile)"),
+    Slot("hidden_counts", 0, 11, 0, 16, "count of each code nobody can see (draw pile + every stock under its top)"),
+    Slot("draw_size", 0, 1, 0, DECK_SIZE, "cards in the draw pile"),
+    Slot("completed_size", 0, 1, 0, DECK_SIZE, "cards in the completed stack (finished build piles)"),
+)
+
+#: the full-information ``state()`` vector: seat 0's observation (absolute seats), then hidden cards
+STATE = VECTOR + Layout(
+    Slot("current", 1, 0, 0, 1, "one-hot seat to act (all 0 once the episode is over)"),
+    Slot("stock_hidden", 11, 0, 0, 16, "per seat: count of each code under the stock top"),
+    Slot("stock_next", 11, 0, 0, 1, "per seat: one-hot code of the card under the stock top"),
+    Slot("draw_next", 0, 33, 0, 1, "one-hot codes of the next three cards of the draw pile"),
+)
+
+
+#: rules -> the `Field` tables (docs, bounds) and the size of the state vector
+vector_layout = VECTOR.fields
+state_layout = STATE.fields
+state_size = STATE.size_of
+
+
+O_STOCK_TOP = VECTOR.at("stock_top")
+O_STOCK_SIZE = VECTOR.at("stock_size")
+O_STACK_TOP = VECTOR.at("stack_top")
+O_STACK_UNDER = VECTOR.at("stack_under")
+O_BUILD_NEXT = VECTOR.at("build_next")
+O_BUILD_HEIGHT = VECTOR.at("build_height")
+O_HIDDEN = VECTOR.at("hidden_counts")
+O_DRAW_SIZE = VECTOR.at("draw_size")
+O_COMPLETED_SIZE = VECTOR.at("completed_size")
+
+
+@njit(cache=True)
+def observe_vector(s, p, seat, out):
+    n = int(s.num_players)  # int: offsets overflow int8 in plain numpy (NUMBA_DISABLE_JIT)
+    for i in range(out.shape[0]):
+        out[i] = 0.0
+    o_top = offset(O_STOCK_TOP, n)
+    o_size = offset(O_STOCK_SIZE, n)
+    o_stack_top = offset(O_STACK_TOP, n)
+    o_under = offset(O_STACK_UNDER, n)
+    for r in range(n):
+        j = seat + r
+        if j >= n:
+            j -= n
+        c = int(top(s.stock[j], s.stock_len[j]))
+        if c >= 0:
+            out[o_top + 11 * r + c] = 1.0
+        out[o_size + r] = s.stock_len[j]
+        for k in range(NUM_STACKS):
+            base = 33 * r + 11 * k
+            c = int(top(s.stacks[j, k], s.stack_len[j, k]))
+            if c >= 0:
+                out[o_stack_top + base + c] = 1.0
+                if s.stack_len[j, k] > 1:
+                    for v in range(NUM_CODES):
+                        out[o_under + base + v] = s.stack_under[j, k, v]
+    o_next = offset(O_BUILD_NEXT, n)
+    o_height = offset(O_BUILD_HEIGHT, n)
+    for b in range(NUM_PILES):
+        out[o_next + 10 * b + int(pile_need(s.heights, b, ASCENDING, TOP)) - 1] = 1.0
+        out[o_height + b] = s.heights[b]
+    o_hidden = offset(O_HIDDEN, n)
+    for v in range(NUM_CODES):
+        out[o_hidden + v] = s.hidden[v]
+    out[offset(O_DRAW_SIZE, n)] = s.draw_len
+    out[offset(O_COMPLETED_SIZE, n)] = s.done_len
+
+
+# -- dict encoder -----------------------------------------------------------------------------
+
+
+def dict_space(rules):
+    from gymnasium import spaces
+
+    n = rules.num_players
+    i16 = np.int16
+    return spaces.Dict(
+        {
+            "stock_top": spaces.Box(-1, 10, (n,), i16),
+            "stock_size": spaces.Box(0, rules.stock_size, (n,), i16),
+            "stack_top": spaces.Box(-1, 10, (n, NUM_STACKS), i16),
+            "stack_size": spaces.Box(0, DECK_SIZE, (n, NUM_STACKS), i16),
+            "stack_under": spaces.Box(0, 16, (n, NUM_STACKS, NUM_CODES), i16),
+            "build_height": spaces.Box(0, 9, (NUM_PILES,), i16),
+            "hidden_counts": spaces.Box(0, 16, (NUM_CODES,), i16),
+            "draw_size": spaces.Box(0, DECK_SIZE, (1,), i16),
+            "completed_size": spaces.Box(0, DECK_SIZE, (1,), i16),
+        }
+    )
+
+
+def dict_encode(record, rules, seat) -> dict:
+    n = int(record["num_players"])
+    order = [(seat + r) % n for r in range(n)]
+    stock_len = record["stock_len"]
+    stock = record["stock"]
+    stack_len = record["stack_len"]
+    stacks = record["stacks"]
+    out = {
+        "stock_top": np.array(
+            [stock[j, stock_len[j] - 1] if stock_len[j] > 0 else -1 for j in order], np.int16),
+        "stock_size": np.array([stock_len[j] for j in order], np.int16),
+        "stack_top": np.array(
+            [[stacks[j, k, stack_len[j, k] - 1] if stack_len[j, k] > 0 else -1 for k in range(NUM_STACKS)]
+             for j in order], np.int16),
+        "stack_size": np.array([stack_len[j] for j in order], np.int16).reshape(n, NUM_STACKS),
+        "stack_under": np.array(record["stack_under"][order], np.int16),
+        "build_height": np.array(record["heights"], np.int16),
+        "hidden_counts": np.array(record["hidden"], np.int16),
+        "draw_size": np.array([record["draw_len"]], np.int16),
+        "completed_size": np.array([record["done_len"]], np.int16),
+    }
+    return out
+
+
+
+
+ENCODERS = {
+    "vector": FlatEncoder(
+        "vector", vector_layout, observe_vector,
+        "flat float32: stock tops and sizes, every hand stack (top + counts beneath), build piles, "
+        "hidden-card counts, draw and completed sizes; seated relative to the observer",
+    ),
+    "dict": DictEncoder(
+        "dict", dict_space, dict_encode,
+        "the same information as 'vector' as int16 arrays (codes, -1 = no card)",
+    ),
+}
+
+
+# -- what nobody sees -------------------------------------------------------------------------------
+
+
+def resample_hidden(record, rules, seat, np_rng):
+    """A copy of ``record`` whose hidden cards (every stock under its top, the draw pile) are dealt
+    again at random. Everything any seat sees is unchanged, so no observation may change."""
+    r = record.copy()
+    n = int(r["num_players"])
+    pool = [r["draw"][: int(r["draw_len"])]]
+    for j in range(n):
+        L = int(r["stock_len"][j])
+        if L > 1:
+            pool.append(r["stock"][j, : L - 1])
+    pool = np.concatenate(pool).astype(np.int8)
+    np_rng.shuffle(pool)
+    at = 0
+    m = int(r["draw_len"])
+    r["draw"][:m] = pool[at:at + m]
+    at += m
+    for j in range(n):
+        L = int(r["stock_len"][j])
+        if L > 1:
+            r["stock"][j, : L - 1] = pool[at:at + L - 1]
+            at += L - 1
+    return r
