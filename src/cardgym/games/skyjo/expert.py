@@ -49,6 +49,7 @@ Weights (``W_DEFAULT``) were tuned one at a time in 2-player duplicate games aga
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
@@ -99,15 +100,39 @@ STUCK_ROUNDS = 2  # after this many rounds of turns without a reveal, skip the e
 STALL_OUT = 8  # after this many, go out at once (the stall guard ends the game as a draw after 20)
 
 
+class Odds(NamedTuple):
+    """What the public card counts say about a face-down card, computed once a decision."""
+
+    U: np.ndarray  # U[v + 2]: unseen cards of value v
+    N: float  # their number
+    E: float  # their mean value
+    VAR: float  # their variance
+    Q: np.ndarray  # Q[v + 2]: the chance that a face-down card is a v (U[v] / N)
+    PA: np.ndarray  # PA[v + 2]: the chance to land a v within the horizon
+    w: np.ndarray  # the weights (``W_DEFAULT``)
+
+
+class View(NamedTuple):
+    """The seat to act's view of the decision, computed once: every value helper reads it."""
+
+    me: int  # the seat to act
+    nxt: int  # the next seat
+    odds: Odds
+    cv: tuple  # expected final points of my four columns
+    now: float  # their sum: my expected points now
+    tempo: float  # value of resolving a face-down card
+    forced: bool  # a long or stuck round: going out is always allowed
+
+
 @njit(cache=True)
 def _phi(x):
     return 0.5 * (1.0 + math.erf(x / 1.4142135623730951))
 
 
 @njit(cache=True)
-def _col_value(ua, va, ub, vb, uc, vc, Q, PA, E, w):
-    """Expected final points of a column from its three slots (state, value). ``Q[v]`` = chance that a
-    face-down card is a v (U[v] / N), ``PA[v]`` = chance to land a v within the horizon."""
+def _col_value(ua, va, ub, vb, uc, vc, o):
+    """Expected final points of a column from its three slots (state, value), with the `Odds` ``o``."""
+    Q, PA, E, w = o.Q, o.PA, o.E, o.w
     if ua == REMOVED:
         return 0.0
     nh = 0
@@ -174,15 +199,15 @@ def _col_value(ua, va, ub, vb, uc, vc, Q, PA, E, w):
 
 
 @njit(cache=True)
-def _col(s, seat, col, Q, PA, E, w):
+def _col(s, seat, col, o):
     return _col_value(
         s.up[seat, col], s.grid[seat, col], s.up[seat, col + 4], s.grid[seat, col + 4],
-        s.up[seat, col + 8], s.grid[seat, col + 8], Q, PA, E, w,
+        s.up[seat, col + 8], s.grid[seat, col + 8], o,
     )
 
 
 @njit(cache=True)
-def _col_with(s, seat, pos, c, Q, PA, E, w):
+def _col_with(s, seat, pos, c, o):
     """Column value of ``pos``'s column after putting value ``c`` face up at ``pos``."""
     col = pos % 4
     ua = s.up[seat, col]
@@ -202,7 +227,7 @@ def _col_with(s, seat, pos, c, Q, PA, E, w):
         vc = c
     if ua == UP and ub == UP and uc == UP and va == vb and vb == vc:
         return 0.0  # the column is removed
-    return _col_value(ua, va, ub, vb, uc, vc, Q, PA, E, w)
+    return _col_value(ua, va, ub, vb, uc, vc, o)
 
 
 @njit(cache=True)
@@ -243,10 +268,11 @@ def _simple_gain(s, seat, c, E):
 
 
 @njit(cache=True)
-def _out_value(s, p, me, final_pts, now, U, N, E, VAR, w, cont):
+def _out_value(s, p, v, final_pts, cont):
     """Value of going out with exact final points ``final_pts`` (my grid after the action), relative to
-    ``now`` (my current expected points). ``cont`` = my expected points if I do not go out (for the
+    ``v.now`` (my current expected points). ``cont`` = my expected points if I do not go out (for the
     end-of-game comparison). Returns a value in gain units, or -1e9 to forbid."""
+    me, now, E, VAR, w = v.me, v.now, v.odds.E, v.odds.VAR, v.odds.w
     n = p[P_NUM_PLAYERS]
     S = final_pts
     if s.round_turns >= PATIENCE * n or s.stall >= STALL_OUT * n:
@@ -378,32 +404,29 @@ def expert_action(s, p, mask, w):
             Q[v] = q
             if q > 0.0 and rate > 0.0:
                 PA[v] = 1.0 - (1.0 - q) ** rate
+    o = Odds(U, N, E, VAR, Q, PA, w)
     # my columns
-    cv0 = _col(s, me, 0, Q, PA, E, w)
-    cv1 = _col(s, me, 1, Q, PA, E, w)
-    cv2 = _col(s, me, 2, Q, PA, E, w)
-    cv3 = _col(s, me, 3, Q, PA, E, w)
-    now = cv0 + cv1 + cv2 + cv3
+    cv = (_col(s, me, 0, o), _col(s, me, 1, o), _col(s, me, 2, o), _col(s, me, 3, o))
+    now = cv[0] + cv[1] + cv[2] + cv[3]
     my_est = _visible(s, me) + E * s.hidden[me]
     tempo = 0.0
     if not last_turn:
         tempo = w[TEMPO] if my_est <= opp_best else w[TEMPO_BEHIND]
     nxt = (me + 1) % n
     forced = s.round_turns >= PATIENCE * n or s.stall >= STUCK_ROUNDS * n
+    view = View(me, nxt, o, cv, now, tempo, forced)
 
     if ph == PH_START:
         if mask[A_DRAW] == 0:
             return A_TAKE
         d = s.discard[s.discard_len - 1]
-        take_v = _best_place_value(s, p, me, d, now, U, N, E, VAR, Q, PA, w, tempo, cv0, cv1, cv2, cv3,
-                                   nxt, True, forced)
-        rev_v = _best_reveal_value(s, p, me, now, U, N, E, VAR, Q, PA, w, tempo, cv0, cv1, cv2, cv3, forced)
+        take_v = _best_place_value(s, p, view, d)
+        rev_v = _best_reveal_value(s, p, view)
         ev = 0.0
         for v in range(NUM_VALUES):
             if U[v] <= 0:
                 continue
-            pv = _best_place_value(s, p, me, v - 2, now, U, N, E, VAR, Q, PA, w, tempo, cv0, cv1, cv2, cv3,
-                                   nxt, False, forced)
+            pv = _best_place_value(s, p, view, v - 2)
             rv = rev_v
             if n == 2 and w[FEED] != 0.0:
                 rv -= w[FEED] * _simple_gain(s, nxt, v - 2, E)
@@ -424,7 +447,7 @@ def expert_action(s, p, mask, w):
         u = s.up[me, pos]
         if u == REMOVED:
             continue
-        val = _place_value(s, p, me, pos, c, now, U, N, E, VAR, Q, PA, w, tempo, cv0, cv1, cv2, cv3, nxt, forced)
+        val = _place_value(s, p, view, pos, c)
         if val > best_v:
             best_v = val
             best_a = A_REPLACE + pos
@@ -435,7 +458,7 @@ def expert_action(s, p, mask, w):
         for pos in range(SLOTS):
             if s.up[me, pos] != HIDDEN:
                 continue
-            val = _reveal_value(s, p, me, pos, now, U, N, E, VAR, Q, PA, w, tempo, cv0, cv1, cv2, cv3, forced)
+            val = _reveal_value(s, p, view, pos)
             if val > rbest:
                 rbest = val
                 rpos = pos
@@ -444,17 +467,6 @@ def expert_action(s, p, mask, w):
     if best_a < 0:
         return pick_legal(s, mask)
     return best_a
-
-
-@njit(cache=True)
-def _cv(col, cv0, cv1, cv2, cv3):
-    if col == 0:
-        return cv0
-    if col == 1:
-        return cv1
-    if col == 2:
-        return cv2
-    return cv3
 
 
 @njit(cache=True)
@@ -474,68 +486,73 @@ def _final_points(s, me, pos, c):
 
 
 @njit(cache=True)
-def _place_value(s, p, me, pos, c, now, U, N, E, VAR, Q, PA, w, tempo, cv0, cv1, cv2, cv3, nxt, forced):
+def _place_value(s, p, v, pos, c):
+    """Value of putting value ``c`` face up at ``pos`` of my grid (`View` ``v``)."""
+    me, o = v.me, v.odds
     u = s.up[me, pos]
     col = pos % 4
-    old = _cv(col, cv0, cv1, cv2, cv3)
-    new = _col_with(s, me, pos, c, Q, PA, E, w)
+    old = v.cv[col]
+    new = _col_with(s, me, pos, c, o)
     g = old - new
     if u == HIDDEN:
         if s.hidden[me] == 1 and s.goer < 0:
             # going out
             S = _final_points(s, me, pos, c)
-            return _out_value(s, p, me, S, now, U, N, E, VAR, w, now - g)
-        g += tempo
-    elif u == UP and p[P_NUM_PLAYERS] == 2 and w[FEED] != 0.0:
-        g -= w[FEED] * _simple_gain(s, nxt, s.grid[me, pos], E)
+            return _out_value(s, p, v, S, v.now - g)
+        g += v.tempo
+    elif u == UP and p[P_NUM_PLAYERS] == 2 and o.w[FEED] != 0.0:
+        g -= o.w[FEED] * _simple_gain(s, v.nxt, s.grid[me, pos], o.E)
     return g
 
 
 @njit(cache=True)
-def _best_place_value(s, p, me, c, now, U, N, E, VAR, Q, PA, w, tempo, cv0, cv1, cv2, cv3, nxt, taken, forced):
+def _best_place_value(s, p, v, c):
     best = -1e18
     for pos in range(SLOTS):
-        if s.up[me, pos] == REMOVED:
+        if s.up[v.me, pos] == REMOVED:
             continue
-        val = _place_value(s, p, me, pos, c, now, U, N, E, VAR, Q, PA, w, tempo, cv0, cv1, cv2, cv3, nxt, forced)
+        val = _place_value(s, p, v, pos, c)
         best = max(best, val)
     return best
 
 
 @njit(cache=True)
-def _reveal_value(s, p, me, pos, now, U, N, E, VAR, Q, PA, w, tempo, cv0, cv1, cv2, cv3, forced):
+def _reveal_value(s, p, v, pos):
+    """Value of revealing my face-down card at ``pos`` (an expectation over the unseen values)."""
+    me, o = v.me, v.odds
+    U, N = o.U, o.N
     col = pos % 4
-    old = _cv(col, cv0, cv1, cv2, cv3)
+    old = v.cv[col]
     if s.hidden[me] == 1 and s.goer < 0:
         # going out by revealing my last card: expectation over its value
         tot = 0.0
-        for v in range(NUM_VALUES):
-            if U[v] <= 0:
+        for x in range(NUM_VALUES):
+            if U[x] <= 0:
                 continue
-            S = _final_points(s, me, pos, v - 2)
-            tot += U[v] * _out_value(s, p, me, S, now, U, N, E, VAR, w, now)
+            S = _final_points(s, me, pos, x - 2)
+            tot += U[x] * _out_value(s, p, v, S, v.now)
         return tot / N if N > 0 else -1e9
     exp_new = 0.0
-    for v in range(NUM_VALUES):
-        if U[v] <= 0:
+    for x in range(NUM_VALUES):
+        if U[x] <= 0:
             continue
-        exp_new += U[v] * _col_with(s, me, pos, v - 2, Q, PA, E, w)
+        exp_new += U[x] * _col_with(s, me, pos, x - 2, o)
     exp_new /= N if N > 0 else 1.0
     # prefer columns with more face-up cards (information where it can be used) as a tie-break
     k = 0
     for r in range(3):
         if s.up[me, col + 4 * r] == UP:
             k += 1
-    return old - exp_new + tempo + 0.01 * k
+    return old - exp_new + v.tempo + 0.01 * k
 
 
 @njit(cache=True)
-def _best_reveal_value(s, p, me, now, U, N, E, VAR, Q, PA, w, tempo, cv0, cv1, cv2, cv3, forced):
+def _best_reveal_value(s, p, v):
     best = -1e18
     for pos in range(SLOTS):
-        if s.up[me, pos] != HIDDEN:
+        if s.up[v.me, pos] != HIDDEN:
             continue
-        val = _reveal_value(s, p, me, pos, now, U, N, E, VAR, Q, PA, w, tempo, cv0, cv1, cv2, cv3, forced)
+        val = _reveal_value(s, p, v, pos)
         best = max(best, val)
     return best
 
@@ -543,3 +560,6 @@ def _best_reveal_value(s, p, me, now, U, N, E, VAR, Q, PA, w, tempo, cv0, cv1, c
 @njit(cache=True)
 def bot_expert(s, p, mask):
     return expert_action(s, p, mask, W_DEFAULT)
+
+
+BOTS = {"expert": bot_expert}
