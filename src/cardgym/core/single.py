@@ -14,6 +14,7 @@ from gymnasium import spaces
 from .actions import check_action
 from .aec import check_seed, entropy_seed, parse_reset_options, render_frame
 from .batch import new_batch, setup
+from .fastcall import entry
 from .game import RUNNING, DictEncoder, GameSpec
 from .opponents import check_learner_can_act, resolve_opponent, resolve_seat
 
@@ -77,6 +78,7 @@ class CardGameEnv(gym.Env):
         self._seats, self._rew, self._term, self._trunc = b.seats, b.rewards, b.terminated, b.truncated
         self._illegal, self._needs_reset, self._acts = b.illegal, b.needs_reset, b.actions
         self._setup = setup(self._seat_choice, self._which_bot, self._which_obs, False, self.illegal_penalty)
+        self._f_step = None  # the compiled step, resolved on the first step
         self._seeds = np.zeros(1, np.int64)
         self._started = False
         self._done = True
@@ -210,7 +212,9 @@ class CardGameEnv(gym.Env):
             return self._observation(self.seat), self.illegal_penalty, True, False, info
         if self._policy is None:
             self._acts[0] = a
-            self.decisions += self._c.vec_step(self._batch, self._params, self._setup)
+            if self._f_step is None:  # resolved once for these argument types (a namedtuple is slow to type)
+                self._f_step = entry(self._c.vec_step, self._batch, self._params, self._setup)
+            self.decisions += self._f_step(self._batch, self._params, self._setup)
             self._needs_reset[0] = False
             reward = float(self._rew[0])
         else:

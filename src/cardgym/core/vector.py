@@ -12,6 +12,7 @@ from gymnasium.vector.utils import batch_space
 from .actions import check_actions
 from .aec import check_seed, entropy_seed
 from .batch import new_batch, setup
+from .fastcall import entry
 from .game import DictEncoder, GameSpec
 from .opponents import check_learner_can_act, is_bot_name, resolve_opponent, resolve_seat
 
@@ -101,6 +102,7 @@ class CardGameVectorEnv(VectorEnv):
         self._setup = setup(
             self._seat_choice, self._which_bot, self._which_obs, self._same_step, self.illegal_penalty
         )
+        self._f_step = None  # the compiled step, resolved on the first step (see _compiled_step)
         self._all = np.ones(n, np.bool_)
         # one step/reset at a time: the batch arrays are shared, a second thread would interleave
         self._busy = threading.Lock()
@@ -197,8 +199,10 @@ class CardGameVectorEnv(VectorEnv):
         )
 
     def _compiled_step(self):
-        step = self._c.vec_step_parallel if self.num_envs >= PARALLEL_MIN_ENVS else self._c.vec_step
-        self.decisions += step(self._batch, self._params, self._setup)
+        if self._f_step is None:  # resolved once for these argument types (a namedtuple is slow to type)
+            step = self._c.vec_step_parallel if self.num_envs >= PARALLEL_MIN_ENVS else self._c.vec_step
+            self._f_step = entry(step, self._batch, self._params, self._setup)
+        self.decisions += self._f_step(self._batch, self._params, self._setup)
 
     # ---------------------------------------------- Python-policy opponents (models, callables)
     def _policy_start(self, idx, seeds):

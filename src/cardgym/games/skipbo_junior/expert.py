@@ -92,6 +92,17 @@ def _reach_prob(t, h):
 
 
 @njit(cache=True)
+def _stack_topped(s, seat, l0, l1, l2, code):
+    """The first of ``seat``'s hand stacks (cut to lengths ``l0``, ``l1``, ``l2``) whose top is ``code``;
+    -1 if none."""
+    for k in range(NUM_STACKS):
+        L = l0 if k == 0 else (l1 if k == 1 else l2)
+        if L > 0 and s.stacks[seat, k, L - 1] == code:
+            return k
+    return -1
+
+
+@njit(cache=True)
 def _can_reach(s, seat, t, lens, h):
     """Can stock code ``t`` be played after hand-stack plays from this position? A short check: for
     each pile, fill the values up to ``t`` with stack tops (uncovering as it goes), numbers first,
@@ -107,18 +118,9 @@ def _can_reach(s, seat, t, lens, h):
         l2 = lens[2]
         ok = True
         while want < t:
-            pick = -1
-            for k in range(NUM_STACKS):
-                L = l0 if k == 0 else (l1 if k == 1 else l2)
-                if L > 0 and s.stacks[seat, k, L - 1] == want:
-                    pick = k
-                    break
+            pick = _stack_topped(s, seat, l0, l1, l2, want)
             if pick < 0:
-                for k in range(NUM_STACKS):
-                    L = l0 if k == 0 else (l1 if k == 1 else l2)
-                    if L > 0 and s.stacks[seat, k, L - 1] == WILD:
-                        pick = k
-                        break
+                pick = _stack_topped(s, seat, l0, l1, l2, WILD)
             if pick < 0:
                 ok = False
                 break
