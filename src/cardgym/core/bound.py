@@ -213,25 +213,17 @@ def start_episode(s, params, seed, deck, deck_len, mask, setup):
 
 
 @_jit()
-def restart(b, i, params, seed, deck, deck_len, setup):
-    """Start a new episode in record ``i`` of batch ``b`` (`start_episode`) and write its seat and the
-    learner's observation. Returns (the learner's reward so far, decisions taken)."""
-    s = b.states[i]
-    seat, r, d = start_episode(s, params, seed, deck, deck_len, b.masks[i], setup)
-    b.seats[i] = seat
-    observe(s, params, seat, b.obs[i], setup.which_obs)
-    return r, d
-
-
-@_jit()
 def vec_reset(b, params, seeds, deck, deck_len, setup):
     """Reset every record of batch ``b`` (a `cardgym.core.batch.Batch`) with ``seeds[i]`` and bring it
     to the learner's turn. Returns the decisions taken."""
     total = 0
     for i in range(b.states.shape[0]):
-        r, d = restart(b, i, params, seeds[i], deck, deck_len, setup)
+        s = b.states[i]
+        seat, r, d = start_episode(s, params, seeds[i], deck, deck_len, b.masks[i], setup)
+        b.seats[i] = seat
         b.rewards[i] = r
         total += d
+        observe(s, params, seat, b.obs[i], setup.which_obs)
     return total
 
 
@@ -251,7 +243,9 @@ def step_env(b, i, params, setup):
     mask = b.masks[i]
     b.illegal[i] = 0
     if b.needs_reset[i]:
-        r, d = restart(b, i, params, next_seed(s), empty, 0, setup)
+        seat, r, d = start_episode(s, params, next_seed(s), empty, 0, mask, setup)
+        b.seats[i] = seat
+        observe(s, params, seat, b.obs[i], setup.which_obs)
         b.rewards[i] = r
         b.terminated[i] = False
         b.truncated[i] = False
@@ -279,8 +273,10 @@ def step_env(b, i, params, setup):
         if setup.same_step:
             for k in range(b.obs.shape[1]):  # a loop: the slice copy compiles a shape check (~2 s)
                 b.final_obs[i, k] = b.obs[i, k]
-            _, d = restart(b, i, params, next_seed(s), empty, 0, setup)  # the step's reward stays
+            seat, r, d = start_episode(s, params, next_seed(s), empty, 0, mask, setup)  # the reward stays
+            b.seats[i] = seat
             total += d
+            observe(s, params, seat, b.obs[i], setup.which_obs)
         else:
             b.needs_reset[i] = True
             mask[:] = 0
