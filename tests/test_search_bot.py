@@ -5,8 +5,13 @@ from __future__ import annotations
 
 import importlib
 import json
+import os
+import subprocess
+import sys
+from pathlib import Path
 
 import gymnasium as gym
+import numba
 import numpy as np
 import pytest
 
@@ -151,3 +156,47 @@ def test_search_is_registered_in_every_layer(name, capsys):
     main(["eval", name, "--bots", "search,expert", "--games", "4", "--seed", "1", "--json", *opts])
     (pair,) = json.loads(capsys.readouterr().out)["pairs"]
     assert pair["a"] == "search" and pair["games"] == 4
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_search_and_expert_modules_export_their_bots(name):
+    """The game-folder contract: ``search.BOTS`` and ``expert.BOTS`` name the compiled bots, and the
+    search loop bound to the game is that game's own module (one per game)."""
+    search = importlib.import_module(f"cardgym.games.{name}.search")
+    expert = importlib.import_module(f"cardgym.games.{name}.expert")
+    assert search.BOTS == {"search": search.bot_search}
+    assert expert.BOTS == {"expert": expert.bot_expert}
+    assert search.search.py_func.__module__ == f"cardgym.games.{name}._search_loop"
+    assert search.bot_search.py_func.__globals__["RESAMPLE"] is search.resample_seen
+
+
+def test_bind_search_checks_the_default_budget():
+    from cardgym.games._shared.search import bind_search
+
+    with pytest.raises(ValueError, match="rollout_bot"):
+        bind_search("cardgym.games.nowhere.search", dtype=None, apply=None, legal=None, expert=None,
+                    greedy=None, resample=None, value=None, num_actions=1, pool=1, z=2.0, rollouts=1,
+                    horizon=0, rollout_bot="nobody")
+
+
+@pytest.mark.skipif(numba.config.DISABLE_JIT, reason="nothing is compiled under NUMBA_DISABLE_JIT")
+def test_the_bound_search_loop_is_cached_on_disk():
+    """The loop is bound to each game through module globals, not closures (which numba cannot cache):
+    a second process loads the search bot from the cache instead of compiling it again."""
+    game, _, p, st = _setup("skyjo", 4)
+    mask = np.zeros(game.num_actions, np.int8)
+    game.legal(st[0], p, mask)
+    game.bot("search")(st[0], p, mask)  # compiled (or loaded) and cached here
+    code = ("import numpy as np, cardgym\n"
+            "from cardgym.games.skyjo import search\n"
+            "g = cardgym.get_game('skyjo'); r = g.make_rules(); p = r.params(); st = g.new_states(1)\n"
+            "g.reset(st[0], p, 4, np.zeros(1, np.int8), 0); m = np.zeros(g.num_actions, np.int8)\n"
+            "g.legal(st[0], p, m); search.bot_search(st[0], p, m)\n"
+            "print(sum(search.bot_search.stats.cache_hits.values()),"
+            " sum(search.bot_search.stats.cache_misses.values()))\n")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(Path(cardgym.__file__).parents[1]),
+                                                          os.environ.get("PYTHONPATH", "")])}
+    env.pop("NUMBA_DISABLE_JIT", None)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=600)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["1", "0"]

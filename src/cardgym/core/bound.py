@@ -8,6 +8,12 @@ type), and every function caches on disk (each game's record dtype gives it its 
 Bots are picked by number (``which_bot``, the order of ``GameSpec.bots``) and flat encoders likewise
 (``which_obs``, -1 for none).
 
+The episode loops (`vec_reset`, `vec_step`, `step_env`) take two packed values instead of a long list
+of arrays: ``b``, a `cardgym.core.batch.Batch` (the batch's records, seats, masks, observations,
+rewards, end flags and actions, one row per record) and ``setup``, a `cardgym.core.batch.Setup` (the
+learner's seat choice, the opponents' bot, the encoder, the autoreset mode and the illegal-action
+penalty). Fields are read by name; compiled, they cost nothing over separate arguments.
+
 Compile time: typing a call compiles everything it can reach, so a dispatch over every bot compiles
 every bot (the expert ones take most of a game's compile time). ``GameSpec.compiled(bot=, obs=)``
 therefore also binds this template to ONE bot and/or ONE encoder (``bot``/``observe`` below become
@@ -183,130 +189,116 @@ def advance_bots(s, params, learner, mask, which_bot):
 
 
 @_jit()
-def start_episode(s, params, seed, deck, deck_len, seat_choice, mask, which_bot):
-    """Reset one record, pick the learner seat (``seat_choice`` < 0: random from ``bot_rng``) and
+def start_episode(s, params, seed, deck, deck_len, mask, setup):
+    """Reset one record, pick the learner seat (``setup.seat_choice`` < 0: random from ``bot_rng``) and
     let the bots play up to the learner's first decision. Returns (seat, reward, decisions).
 
     A deal on which the episode ends before the learner's first decision (another seat wins at once,
     or a stall) gives the learner nothing to learn from and cannot be returned by ``reset()``: it is
     replaced by a fresh deal from the record's own generator (so this stays reproducible)."""
     RESET(s, params, seed, deck, deck_len)
-    seat = seat_choice
+    seat = setup.seat_choice
     if seat < 0:
         seat = bot_below(s, s.num_players)
-    r, d = advance_bots(s, params, seat, mask, which_bot)
+    r, d = advance_bots(s, params, seat, mask, setup.which_bot)
     while s.status != RUNNING:
         RESET(s, params, next_seed(s), deck, 0)
-        seat = seat_choice
+        seat = setup.seat_choice
         if seat < 0:
             seat = bot_below(s, s.num_players)
-        r2, d2 = advance_bots(s, params, seat, mask, which_bot)
+        r2, d2 = advance_bots(s, params, seat, mask, setup.which_bot)
         r = r2
         d += d2
     return seat, r, d
 
 
 @_jit()
-def vec_reset(
-    states, params, seeds, seat_choice, seats, masks, obs, rewards, deck, deck_len, which_bot, which_obs
-):
-    """Reset every record of the batch with ``seeds[i]`` and bring it to the learner's turn."""
+def vec_reset(b, params, seeds, deck, deck_len, setup):
+    """Reset every record of batch ``b`` (a `cardgym.core.batch.Batch`) with ``seeds[i]`` and bring it
+    to the learner's turn. Returns the decisions taken."""
     total = 0
-    for i in range(states.shape[0]):
-        s = states[i]
-        seat, r, d = start_episode(s, params, seeds[i], deck, deck_len, seat_choice, masks[i], which_bot)
-        seats[i] = seat
-        rewards[i] = r
+    for i in range(b.states.shape[0]):
+        s = b.states[i]
+        seat, r, d = start_episode(s, params, seeds[i], deck, deck_len, b.masks[i], setup)
+        b.seats[i] = seat
+        b.rewards[i] = r
         total += d
-        observe(s, params, seat, obs[i], which_obs)
+        observe(s, params, seat, b.obs[i], setup.which_obs)
     return total
 
 
 @_jit()
-def step_env(
-    states, i, params, actions, seat_choice, seats, masks, obs, rewards, terminated, truncated, illegal,
-    needs_reset, same_step, final_obs, penalty, which_bot, which_obs,
-):
-    """Step record ``i`` of a batch: the learner's action, then bots up to the learner's next turn.
+def step_env(b, i, params, setup):
+    """Step record ``i`` of batch ``b``: the learner's action ``b.actions[i]``, then bots up to the
+    learner's next turn.
 
-    Autoreset: with ``same_step`` a finished episode is reset inside this call (its last observation
-    saved in ``final_obs``); otherwise (Gymnasium's NEXT_STEP mode) it is reset on the next call,
-    which ignores that record's action. An illegal learner action ends the episode (terminated) with
-    reward ``penalty`` and sets ``illegal[i]``. Returns the number of decisions taken (all seats).
+    Autoreset: with ``setup.same_step`` a finished episode is reset inside this call (its last
+    observation saved in ``b.final_obs``); otherwise (Gymnasium's NEXT_STEP mode) it is reset on the
+    next call, which ignores that record's action. An illegal learner action ends the episode
+    (terminated) with reward ``setup.penalty`` and sets ``b.illegal[i]``. Returns the number of
+    decisions taken (all seats).
     """
-    total = 0
     empty = np.empty(0, np.int8)
-    s = states[i]
-    mask = masks[i]
-    illegal[i] = 0
-    if needs_reset[i]:
-        seat, r, d = start_episode(s, params, next_seed(s), empty, 0, seat_choice, mask, which_bot)
-        seats[i] = seat
-        observe(s, params, seat, obs[i], which_obs)
-        rewards[i] = r
-        terminated[i] = False
-        truncated[i] = False
-        needs_reset[i] = False
+    s = b.states[i]
+    mask = b.masks[i]
+    b.illegal[i] = 0
+    if b.needs_reset[i]:
+        seat, r, d = start_episode(s, params, next_seed(s), empty, 0, mask, setup)
+        b.seats[i] = seat
+        observe(s, params, seat, b.obs[i], setup.which_obs)
+        b.rewards[i] = r
+        b.terminated[i] = False
+        b.truncated[i] = False
+        b.needs_reset[i] = False
         return d
-    learner = seats[i]
-    a = actions[i]
+    total = 0
+    learner = b.seats[i]
+    a = b.actions[i]
     if a < 0 or a >= mask.shape[0] or mask[a] == 0:
-        rewards[i] = penalty
-        terminated[i] = True
-        truncated[i] = False
-        illegal[i] = 1
+        b.rewards[i] = setup.penalty
+        b.terminated[i] = True
+        b.truncated[i] = False
+        b.illegal[i] = 1
     else:
         APPLY(s, params, a)
         total += 1
         r = s.reward[learner]
-        r2, d = advance_bots(s, params, learner, mask, which_bot)
+        r2, d = advance_bots(s, params, learner, mask, setup.which_bot)
         total += d
-        rewards[i] = r + r2
-        terminated[i] = s.status == 1
-        truncated[i] = s.status == 2
-        observe(s, params, learner, obs[i], which_obs)
-    if terminated[i] or truncated[i]:
-        if same_step:
-            for k in range(obs.shape[1]):  # a loop: the slice copy compiles a shape check (~2 s)
-                final_obs[i, k] = obs[i, k]
-            seat, r, d = start_episode(s, params, next_seed(s), empty, 0, seat_choice, mask, which_bot)
-            seats[i] = seat
+        b.rewards[i] = r + r2
+        b.terminated[i] = s.status == 1
+        b.truncated[i] = s.status == 2
+        observe(s, params, learner, b.obs[i], setup.which_obs)
+    if b.terminated[i] or b.truncated[i]:
+        if setup.same_step:
+            for k in range(b.obs.shape[1]):  # a loop: the slice copy compiles a shape check (~2 s)
+                b.final_obs[i, k] = b.obs[i, k]
+            seat, r, d = start_episode(s, params, next_seed(s), empty, 0, mask, setup)  # the reward stays
+            b.seats[i] = seat
             total += d
-            observe(s, params, seat, obs[i], which_obs)
+            observe(s, params, seat, b.obs[i], setup.which_obs)
         else:
-            needs_reset[i] = True
+            b.needs_reset[i] = True
             mask[:] = 0
     return total
 
 
 @_jit()
-def vec_step(
-    states, params, actions, seat_choice, seats, masks, obs, rewards, terminated, truncated, illegal,
-    needs_reset, same_step, final_obs, penalty, which_bot, which_obs,
-):
-    """`step_env` for every record of the batch. Returns the decisions taken."""
+def vec_step(b, params, setup):
+    """`step_env` for every record of batch ``b``. Returns the decisions taken."""
     total = 0
-    for i in range(states.shape[0]):
-        total += step_env(
-            states, i, params, actions, seat_choice, seats, masks, obs, rewards, terminated, truncated, illegal,
-            needs_reset, same_step, final_obs, penalty, which_bot, which_obs,
-        )
+    for i in range(b.states.shape[0]):
+        total += step_env(b, i, params, setup)
     return total
 
 
 @_jit(parallel=True)
-def vec_step_parallel(
-    states, params, actions, seat_choice, seats, masks, obs, rewards, terminated, truncated, illegal,
-    needs_reset, same_step, final_obs, penalty, which_bot, which_obs,
-):
+def vec_step_parallel(b, params, setup):
     """`vec_step` with the records shared out over numba's threads (every record is
     independent: its own state, generators and output rows)."""
     total = 0
-    for i in prange(states.shape[0]):
-        total += step_env(
-            states, i, params, actions, seat_choice, seats, masks, obs, rewards, terminated, truncated, illegal,
-            needs_reset, same_step, final_obs, penalty, which_bot, which_obs,
-        )
+    for i in prange(b.states.shape[0]):
+        total += step_env(b, i, params, setup)
     return total
 
 

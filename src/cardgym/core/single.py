@@ -13,6 +13,8 @@ from gymnasium import spaces
 
 from .actions import check_action
 from .aec import check_seed, entropy_seed, parse_reset_options, render_frame
+from .batch import new_batch, setup
+from .fastcall import entry
 from .game import RUNNING, DictEncoder, GameSpec
 from .opponents import check_learner_can_act, resolve_opponent, resolve_seat
 
@@ -71,17 +73,12 @@ class CardGameEnv(gym.Env):
             size = 1
         self.action_space = spaces.Discrete(game.num_actions)
         self._num_actions = game.num_actions
-        self._states = game.new_states(1)
-        self._masks = np.zeros((1, game.num_actions), np.int8)
-        self._obs = np.zeros((1, size), np.float32)
-        self._final = np.zeros((1, size), np.float32)
-        self._seats = np.zeros(1, np.int64)
-        self._rew = np.zeros(1, np.float32)
-        self._term = np.zeros(1, np.bool_)
-        self._trunc = np.zeros(1, np.bool_)
-        self._illegal = np.zeros(1, np.int8)
-        self._needs_reset = np.zeros(1, np.bool_)
-        self._acts = np.zeros(1, np.int64)
+        b = self._batch = new_batch(game, 1, size)  # the compiled loops' arrays
+        self._states, self._masks, self._obs, self._final = b.states, b.masks, b.obs, b.final_obs
+        self._seats, self._rew, self._term, self._trunc = b.seats, b.rewards, b.terminated, b.truncated
+        self._illegal, self._needs_reset, self._acts = b.illegal, b.needs_reset, b.actions
+        self._setup = setup(self._seat_choice, self._which_bot, self._which_obs, False, self.illegal_penalty)
+        self._f_step = None  # the compiled step, resolved on the first step
         self._seeds = np.zeros(1, np.int64)
         self._started = False
         self._done = True
@@ -155,8 +152,7 @@ class CardGameEnv(gym.Env):
                 self._check_deck_reaches_learner(seed, deck)
             self._seeds[0] = seed
             self.decisions += self._c.vec_reset(
-                self._states, self._params, self._seeds, self._seat_choice, self._seats, self._masks,
-                self._obs, self._rew, deck, len(deck), self._which_bot, self._which_obs,
+                self._batch, self._params, self._seeds, deck, len(deck), self._setup
             )
             self.seat = int(self._seats[0])
         else:
@@ -216,11 +212,9 @@ class CardGameEnv(gym.Env):
             return self._observation(self.seat), self.illegal_penalty, True, False, info
         if self._policy is None:
             self._acts[0] = a
-            self.decisions += self._c.vec_step(
-                self._states, self._params, self._acts, self._seat_choice, self._seats, self._masks,
-                self._obs, self._rew, self._term, self._trunc, self._illegal, self._needs_reset, False,
-                self._final, self.illegal_penalty, self._which_bot, self._which_obs,
-            )
+            if self._f_step is None:  # resolved once for these argument types (a namedtuple is slow to type)
+                self._f_step = entry(self._c.vec_step, self._batch, self._params, self._setup)
+            self.decisions += self._f_step(self._batch, self._params, self._setup)
             self._needs_reset[0] = False
             reward = float(self._rew[0])
         else:

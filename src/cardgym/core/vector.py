@@ -12,6 +12,8 @@ from gymnasium.vector.utils import batch_space
 from . import plugins
 from .actions import check_actions
 from .aec import check_seed, entropy_seed
+from .batch import new_batch, setup
+from .fastcall import entry
 from .game import DictEncoder, GameSpec
 from .opponents import check_learner_can_act, is_bot_name, resolve_opponent, resolve_seat
 
@@ -94,18 +96,14 @@ class CardGameVectorEnv(VectorEnv):
         self.action_space = batch_space(self.single_action_space, n)
         self.metadata = {"autoreset_mode": _MODES[autoreset_mode], "render_modes": []}
         self.render_mode = None
-        size = low.shape[0]
-        self._states = game.new_states(n)
-        self._masks = np.zeros((n, game.num_actions), np.int8)
-        self._obs = np.zeros((n, size), np.float32)
-        self._final = np.zeros((n, size), np.float32)
-        self._seats = np.zeros(n, np.int64)
-        self._rew = np.zeros(n, np.float32)
-        self._term = np.zeros(n, np.bool_)
-        self._trunc = np.zeros(n, np.bool_)
-        self._illegal = np.zeros(n, np.int8)
-        self._needs_reset = np.zeros(n, np.bool_)
-        self._acts = np.zeros(n, np.int64)
+        b = self._batch = new_batch(game, n, low.shape[0])  # the compiled loops' arrays
+        self._states, self._masks, self._obs, self._final = b.states, b.masks, b.obs, b.final_obs
+        self._seats, self._rew, self._term, self._trunc = b.seats, b.rewards, b.terminated, b.truncated
+        self._illegal, self._needs_reset, self._acts = b.illegal, b.needs_reset, b.actions
+        self._setup = setup(
+            self._seat_choice, self._which_bot, self._which_obs, self._same_step, self.illegal_penalty
+        )
+        self._f_step = None  # the compiled step, resolved on the first step (see _compiled_step)
         self._all = np.ones(n, np.bool_)
         # one step/reset at a time: the batch arrays are shared, a second thread would interleave
         self._busy = threading.Lock()
@@ -156,11 +154,8 @@ class CardGameVectorEnv(VectorEnv):
             self._policy_start(np.arange(self.num_envs), seeds)
             self._needs_reset[:] = False
             return self._out(self._obs), self._info()
-        empty = np.empty(0, np.int8)
-        self.decisions += self._c.vec_reset(
-            self._states, self._params, seeds, self._seat_choice, self._seats, self._masks, self._obs,
-            self._rew, empty, 0, self._which_bot, self._which_obs,
-        )
+        no_deck = np.empty(0, np.int8)
+        self.decisions += self._c.vec_reset(self._batch, self._params, seeds, no_deck, 0, self._setup)
         self._needs_reset[:] = False
         self._started = True
         return self._out(self._obs), self._info()
@@ -203,12 +198,10 @@ class CardGameVectorEnv(VectorEnv):
         )
 
     def _compiled_step(self):
-        step = self._c.vec_step_parallel if self.num_envs >= PARALLEL_MIN_ENVS else self._c.vec_step
-        self.decisions += step(
-            self._states, self._params, self._acts, self._seat_choice, self._seats, self._masks, self._obs,
-            self._rew, self._term, self._trunc, self._illegal, self._needs_reset, self._same_step, self._final,
-            self.illegal_penalty, self._which_bot, self._which_obs,
-        )
+        if self._f_step is None:  # resolved once for these argument types (a namedtuple is slow to type)
+            step = self._c.vec_step_parallel if self.num_envs >= PARALLEL_MIN_ENVS else self._c.vec_step
+            self._f_step = entry(step, self._batch, self._params, self._setup)
+        self.decisions += self._f_step(self._batch, self._params, self._setup)
 
     # ---------------------------------------------- Python-policy opponents (models, callables)
     def _policy_start(self, idx, seeds):

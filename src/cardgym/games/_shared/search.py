@@ -1,10 +1,96 @@
-"""Pieces of the `search` bots shared by every game: the paired choice between the expert's action
-and the alternatives, and the check of a search budget given from Python."""
+"""Pieces of the `search` bots shared by every game: the rollout loop bound to a game's parts
+(`bind_search`, over the template ``search_loop.py``), the paired choice between the expert's action and
+the alternatives (`confident_best`), and a bot with another budget (`budget_bot`)."""
 
 from __future__ import annotations
 
+import importlib.util
+import sys
+from pathlib import Path
+
 import numpy as np
 from numba import njit
+
+from ...core.records import scratch_maker
+from ...core.rng import shuffle
+
+#: rollout players of a search
+R_GREEDY, R_EXPERT = 0, 1
+
+_TEMPLATE = Path(__file__).with_name("search_loop.py")
+
+
+def bind_search(module: str, *, dtype, apply, legal, expert, greedy, resample, value, num_actions: int,
+                pool: int, z: float, rollouts: int, horizon: int, rollout_bot: str, segment=None,
+                distinct=None, num_keys: int = 0, searches=None):
+    """``(search, bot_search)`` of one game: the loop of ``search_loop.py`` loaded as the game's own module
+    (``<game package>._search_loop``, ``module`` being the game's ``search`` module) with the game's parts
+    as its globals (see that file for what each part is). ``search(s, p, mask, rollouts, horizon,
+    player)`` takes a budget; ``bot_search(s, p, mask)`` is the registered bot, with the default budget
+    ``rollouts``, ``horizon``, ``rollout_bot``. ``dtype`` is the game's record dtype (scratch records);
+    ``segment`` defaults to "never ends early", ``distinct`` to "every action is its own play",
+    ``searches`` to "always search"."""
+    name = f"{module.rpartition('.')[0]}._search_loop"
+    if name in sys.modules:
+        return sys.modules[name].search, sys.modules[name].bot_search
+    rollouts, horizon, rollout_bot = check_budget(rollouts, horizon, rollout_bot)
+    spec = importlib.util.spec_from_file_location(name, _TEMPLATE)
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[name] = mod
+    spec.loader.exec_module(mod)
+    mod.APPLY, mod.LEGAL, mod.EXPERT, mod.GREEDY = apply, legal, expert, greedy
+    mod.SCRATCH = scratch_maker(dtype, 3)
+    mod.SEARCHES = searches if searches is not None else _always
+    mod.DISTINCT = distinct if distinct is not None else _every_action
+    mod.RESAMPLE, mod.VALUE = resample, value
+    mod.SEGMENT = segment if segment is not None else _whole_game
+    mod.NUM_ACTIONS, mod.NUM_KEYS, mod.POOL, mod.Z = int(num_actions), int(num_keys), int(pool), float(z)
+    mod.ROLLOUTS, mod.HORIZON = rollouts, horizon
+    mod.PLAYER = R_EXPERT if rollout_bot == "expert" else R_GREEDY
+    return mod.search, mod.bot_search
+
+
+@njit(cache=True)
+def _always(s):
+    return True
+
+
+@njit(cache=True)
+def _every_action(s, p, a):
+    return -1
+
+
+@njit(cache=True)
+def _whole_game(t):
+    return 0
+
+
+@njit(cache=True)
+def shuffled_pool(counts, first, g, buf):
+    """The hidden cards pooled by their counts (``counts[k]`` cards of value ``first + k``, in order) and
+    shuffled in ``buf`` with the game generator of record ``g``; returns how many. A re-deal built on it
+    depends only on which cards are hidden, never on where they were."""
+    m = 0
+    for c in range(counts.shape[0]):
+        for _ in range(counts[c]):
+            buf[m] = c + first
+            m += 1
+    shuffle(g, buf, m)
+    return m
+
+
+def budget_bot(search, rollouts, horizon, rollout_bot):
+    """An njit ``bot(s, p, mask)`` playing ``search`` with ``rollouts`` per candidate, ``horizon`` turns per
+    rollout and ``rollout_bot`` (``"greedy"`` or ``"expert"``), checked by `check_budget`. Compiled on its
+    first call, not cached on disk (numba cannot cache a closure over a compiled function)."""
+    r, h, name = check_budget(rollouts, horizon, rollout_bot)
+    who = R_EXPERT if name == "expert" else R_GREEDY
+
+    @njit
+    def bot(s, p, mask):
+        return search(s, p, mask, r, h, who)
+
+    return bot
 
 
 @njit(cache=True)

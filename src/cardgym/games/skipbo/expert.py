@@ -36,6 +36,8 @@ Pure heuristics with a bounded search (``MAX_NODES`` per pile plan): thousands o
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 from numba import njit
 
@@ -83,8 +85,29 @@ _SRC_WILD = 11
 _NSRC = 12
 
 
+class View(NamedTuple):
+    """The decision's fixed context, built once by `expert_action` and read by every helper."""
+
+    p: np.ndarray  # the rule parameters
+    K: np.ndarray  # the weights (``KNOBS``)
+    mask: np.ndarray  # the legal actions
+    seat: int  # the seat to act
+    partner: int  # its partner in teams, else -1
+
+
+class Plan(NamedTuple):
+    """Scratch arrays of one pile plan's depth-first search (`_plan_pile`)."""
+
+    pos: np.ndarray  # [0:4] own discard piles, [4:8] the partner's: cards left unused in each
+    opt: np.ndarray  # the source used at each depth (-1: none yet)
+    cst: np.ndarray  # the plan's cost up to each depth
+    used: np.ndarray  # [0..12] hand cards used per code, [13] partner's stock top used, [14] own stock top
+    first_of: np.ndarray  # [0]: the first action of the plan being built
+
+
 @njit(cache=True)
-def _next_opponent(s, seat, partner):
+def _next_opponent(s, vw):
+    seat, partner = vw.seat, vw.partner
     n = s.num_players
     for k in range(1, n):
         i = (seat + k) % n
@@ -94,16 +117,16 @@ def _next_opponent(s, seat, partner):
 
 
 @njit(cache=True)
-def _threat(s, seat, partner, v):
-    """How bad is a pile needing ``v`` at the end of our plays: the next opponent's numbered stock top
+def _threat(s, vw, x):
+    """How bad is a pile needing ``x`` at the end of our plays: the next opponent's numbered stock top
     counts 3, any other opponent's 1."""
     n = s.num_players
-    nxt = _next_opponent(s, seat, partner)
+    nxt = _next_opponent(s, vw)
     t = 0
     for i in range(n):
-        if i == seat or i == partner:
+        if i == vw.seat or i == vw.partner:
             continue
-        if stock_top(s, i) == v:
+        if stock_top(s, i) == x:
             t += 3 if i == nxt else 1
     return t
 
@@ -122,11 +145,12 @@ def _action(src, b):
 
 
 @njit(cache=True)
-def _plan_pile(s, p, K, seat, partner, b, target, own_stock_src, pos, opt, cst, used, first_of):
+def _plan_pile(s, vw, b, target, own_stock_src, plan):
     """Cheapest assignment of sources to the values pile ``b`` needs before ``target``.
 
-    Returns (first action, cost, wilds); first action -1 if impossible. ``pos``/``opt``/``cst``/``used``
-    are scratch arrays."""
+    Returns (first action, cost, wilds); first action -1 if impossible. ``plan``: the scratch arrays."""
+    p, K, seat, partner = vw.p, vw.K, vw.seat, vw.partner
+    pos, opt, cst, used, first_of = plan
     v0 = need(s, p, b)
     step = pile_step(p, b)
     k = (target - v0) * step
@@ -247,18 +271,16 @@ def _plan_pile(s, p, K, seat, partner, b, target, own_stock_src, pos, opt, cst, 
 
 
 @njit(cache=True)
-def _best_plan(s, p, K, w, mask, seat, partner, target, own_stock_src):
-    pos = w[0:8]
-    opt = w[8:21]
-    cst = w[21:34]
-    used = w[34:50]
-    first_of = w[50:51]
+def _best_plan(s, vw, w, target, own_stock_src):
+    """The first action of the cheapest legal plan bringing a pile to ``target`` (-1: none); ``w`` is
+    scratch space."""
+    plan = Plan(w[0:8], w[8:21], w[21:34], w[34:50], w[50:51])
     best = -1
     best_key = 1 << 40
     for b in range(NUM_PILES):
-        a, cost, _wilds = _plan_pile(s, p, K, seat, partner, b, target, own_stock_src, pos, opt, cst, used, first_of)
-        if a >= 0 and mask[a]:
-            key = cost * 16 + K[K_PLAN_THREAT] * _threat(s, seat, partner, next_need(p, b, target))
+        a, cost, _wilds = _plan_pile(s, vw, b, target, own_stock_src, plan)
+        if a >= 0 and vw.mask[a]:
+            key = cost * 16 + vw.K[K_PLAN_THREAT] * _threat(s, vw, next_need(vw.p, b, target))
             if key < best_key:
                 best_key = key
                 best = a
@@ -279,21 +301,23 @@ def _cover(s, p, mask):
 
 
 @njit(cache=True)
-def _can_source(s, seat, partner, v):
-    """Could the seat continue with value ``v`` from its own cards / open tops?"""
-    if s.hand[seat, v] > 0:
+def _can_source(s, vw, x):
+    """Could the seat continue with value ``x`` from its own cards / open tops?"""
+    seat, partner = vw.seat, vw.partner
+    if s.hand[seat, x] > 0:
         return True
     for d in range(NUM_DISCARDS):
-        if disc_top(s, seat, d) == v:
+        if disc_top(s, seat, d) == x:
             return True
-        if partner >= 0 and disc_top(s, partner, d) == v:
+        if partner >= 0 and disc_top(s, partner, d) == x:
             return True
     return False
 
 
 @njit(cache=True)
-def _stock_direct(s, p, mask, seat, partner, source, top):
+def _stock_direct(s, vw, source, top):
     """Play a stock top (source 0 own, 18 partner's) if a pile takes it."""
+    p, mask = vw.p, vw.mask
     best = -1
     best_sc = -(1 << 30)
     for b in range(NUM_PILES):
@@ -302,8 +326,8 @@ def _stock_direct(s, p, mask, seat, partner, source, top):
             if top != 0:
                 return a
             nv = next_need(p, b, need(s, p, b))
-            sc = -10 * _threat(s, seat, partner, nv) + s.heights[b]
-            if _can_source(s, seat, partner, nv):
+            sc = -10 * _threat(s, vw, nv) + s.heights[b]
+            if _can_source(s, vw, nv):
                 sc += 50
             if sc > best_sc:
                 best_sc = sc
@@ -325,9 +349,10 @@ def _useful(s, p, v, t):
 
 
 @njit(cache=True)
-def _empty_hand(s, p, K, w, mask, seat, partner):
+def _empty_hand(s, vw, w):
     """First play of a wild-free sequence that empties the hand (hand cards and discard tops); -1 if
-    there is none."""
+    there is none. ``w`` is scratch space."""
+    p, K, mask, seat, partner = vw
     if s.hand[seat, 0] > 0 or s.hand_len[seat] == 0:
         return -1
     hand = w[0:13]
@@ -375,7 +400,7 @@ def _empty_hand(s, p, K, w, mask, seat, partner):
         return -1
     if K[K_EMPTY_VETO] != 0:
         for b in range(NUM_PILES):
-            if nd[b] != need(s, p, b) and _threat(s, seat, partner, nd[b]) > 0:
+            if nd[b] != need(s, p, b) and _threat(s, vw, nd[b]) > 0:
                 return -1
     if first >= 0 and mask[first]:
         return first
@@ -383,16 +408,17 @@ def _empty_hand(s, p, K, w, mask, seat, partner):
 
 
 @njit(cache=True)
-def _dead_play(s, p, K, mask, seat, partner, t):
+def _dead_play(s, vw, t):
     """A discard top (then a hand card) that cannot help the stock plan, played where it fits and does
     not open an opponent's stock top."""
+    p, K, mask, seat, _ = vw
     best = -1
     best_sc = -(1 << 30)
     for b in range(NUM_PILES):
         v = need(s, p, b)
         if K[K_PLAY_USEFUL] == 0 and _useful(s, p, v, t):
             continue
-        thr = _threat(s, seat, partner, next_need(p, b, v))
+        thr = _threat(s, vw, next_need(p, b, v))
         if thr > 0 and K[K_DEAD_VETO] != 0:
             continue
         for d in range(NUM_DISCARDS):
@@ -412,9 +438,10 @@ def _dead_play(s, p, K, mask, seat, partner, t):
 
 
 @njit(cache=True)
-def _starved_play(s, p, mask, seat):
+def _starved_play(s, vw):
     """The draw pile and the completed stack are empty: move the table (numbered cards, then wilds on
     the highest pile) so that piles complete and recycle."""
+    p, mask, seat = vw.p, vw.mask, vw.seat
     for b in range(NUM_PILES):
         v = need(s, p, b)
         for d in range(NUM_DISCARDS):
@@ -437,7 +464,10 @@ def _starved_play(s, p, mask, seat):
 
 
 @njit(cache=True)
-def _discard(s, p, K, mask, seat, t):
+def _discard(s, vw, t):
+    """The best discard: the card given up and the pile it goes on, scored (``K[K_KEEP]`` and the
+    discard weights)."""
+    p, K, mask, seat = vw.p, vw.K, vw.mask, vw.seat
     best = -1
     best_sc = -(1 << 30)
     only_wilds = s.hand_len[seat] == s.hand[seat, 0]
@@ -494,48 +524,49 @@ def bot_expert(s, p, mask):
 @njit(cache=True)
 def expert_action(s, p, mask, K):
     """The expert's choice with the weights ``K`` (``KNOBS`` by default; exposed for tuning)."""
-    w = np.empty(64, np.int64)
+    w = np.empty(64, np.int64)  # scratch space of the plans
     seat = s.current
     partner = partner_of(s, p, seat)
+    vw = View(p, K, mask, seat, partner)
     # 1. a pending wild must be covered
     if s.cover >= 0:
         return _cover(s, p, mask)
     # 2. stock tops that fit
     st = stock_top(s, seat)
     if st >= 0:
-        a = _stock_direct(s, p, mask, seat, partner, S_STOCK, st)
+        a = _stock_direct(s, vw, S_STOCK, st)
         if a >= 0:
             return a
     pst = stock_top(s, partner) if partner >= 0 else -1
     if pst >= 0:
-        a = _stock_direct(s, p, mask, seat, partner, S_PARTNER_STOCK, pst)
+        a = _stock_direct(s, vw, S_PARTNER_STOCK, pst)
         if a >= 0:
             return a
     # 3. stock paths
     if st > 0:
-        a = _best_plan(s, p, K, w, mask, seat, partner, st, False)
+        a = _best_plan(s, vw, w, st, False)
         if a >= 0:
             return a
     if pst > 0:
-        a = _best_plan(s, p, K, w, mask, seat, partner, pst, True)
+        a = _best_plan(s, vw, w, pst, True)
         if a >= 0:
             return a
     t = st if st > 0 else pst
     starved = s.draw_len == 0 and s.done_len == 0
     if starved:
-        a = _starved_play(s, p, mask, seat)
+        a = _starved_play(s, vw)
         if a >= 0:
             return a
     # 5. empty the hand for a refill
-    a = _empty_hand(s, p, K, w, mask, seat, partner)
+    a = _empty_hand(s, vw, w)
     if a >= 0:
         return a
     # 6. dead cards out
-    a = _dead_play(s, p, K, mask, seat, partner, t)
+    a = _dead_play(s, vw, t)
     if a >= 0:
         return a
     # 7. discard
-    a = _discard(s, p, K, mask, seat, t)
+    a = _discard(s, vw, t)
     if a >= 0:
         return a
     if mask[A_PASS]:

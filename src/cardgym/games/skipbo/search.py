@@ -15,23 +15,20 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .._shared.search import check_budget, confident_best
-from ...core.records import scratch_maker
-from ...core.rng import bot_below, next_seed, seed_record, shuffle
+from .._shared.search import shuffled_pool, bind_search, budget_bot
 from .bots import bot_greedy
 from .expert import bot_expert
 from .kernels import apply, legal, partner_of
 from .rules import A_DISCARD, DECK_SIZE, NUM_ACTIONS, NUM_CODES, P_DIRECTIONS, STATE_DTYPE
 
-#: three scratch records for a decision of the search bot
-_scratch = scratch_maker(STATE_DTYPE, 3)
-
 #: default budget of the registered ``search`` bot
 ROLLOUTS = 8  # rollouts per distinct legal action
 HORIZON = 8  # turns played after the action (0: to the end of the hand)
-#: rollout players
-R_GREEDY, R_EXPERT = 0, 1
+ROLLOUT_BOT = "expert"  # the rollout player: "expert" or "greedy"
 WIN_SCORE = 1000.0
+#: the search overrules the expert's choice only when its mean gain over it (paired over the same
+#: deals) is at least Z standard errors: small budgets play like the expert, not like noise
+Z = 3.0
 
 
 @njit(cache=True)
@@ -49,12 +46,7 @@ def resample_seen(t, seat, g, buf):
         if j != seat:
             for c in range(NUM_CODES):
                 counts[c] += t.hand[j, c]
-    m = 0
-    for c in range(NUM_CODES):
-        for _ in range(counts[c]):
-            buf[m] = c
-            m += 1
-    shuffle(g, buf, m)
+    shuffled_pool(counts, 0, g, buf)
     m = 0
     for j in range(n):
         for i in range(t.stock_len[j] - 1):
@@ -94,86 +86,38 @@ def _value(t, p, me, ended):
 
 
 @njit(cache=True)
-def _playout(t, p, me, mask, player, horizon):
-    stop = t.turn + horizon if horizon > 0 else 1 << 30
-    hands = t.hands
-    while t.status == 0 and t.hands == hands and t.turn < stop:
-        legal(t, p, mask)
-        a = bot_expert(t, p, mask) if player == R_EXPERT else bot_greedy(t, p, mask)
-        apply(t, p, a)
-    return _value(t, p, me, t.status != 0 or t.hands != hands)
-
-
-#: the search overrules the expert's choice only when its mean gain over it (paired over the same
-#: deals) is at least Z standard errors: small budgets play like the expert, not like noise
-Z = 3.0
+def _hand(t):
+    return t.hands
 
 
 @njit(cache=True)
-def search(s, p, mask, rollouts, horizon, player):
-    """The search's action for ``s.current`` (``mask``: its legal actions). Draws one seed from
-    ``s.bot_rng``; reads nothing the seat does not see."""
-    seat = s.current
-    acts = np.empty(NUM_ACTIONS, np.int64)
-    seen = np.zeros(1024, np.int8)
-    first = bot_expert(s, p, mask)
-    acts[0] = first
-    na = 1
-    for k in range(-1, NUM_ACTIONS):
-        a = first if k < 0 else k
-        if mask[a] and (k < 0 or a != first):
-            if a < A_DISCARD:
-                # plays of the same card onto piles of equal height (same direction) are the same play
-                pile = a & 3
-                d = 1 if (p[P_DIRECTIONS] != 0 and pile >= 2) else 0
-                key = (a >> 2) * 32 + d * 16 + int(s.heights[pile])
-                if seen[key]:
-                    continue
-                seen[key] = 1
-            if k >= 0:
-                acts[na] = a
-                na += 1
-    if na == 1:
-        return first
-    seed = bot_below(s, 1 << 31) * (1 << 31) + bot_below(s, 1 << 31)
-    recs = _scratch()  # 0: the deal of this rollout, 1: a playout, 2: generator
-    seed_record(recs[2], seed)
-    g = recs[2]
-    buf = np.empty(DECK_SIZE, np.int8)
-    m2 = np.empty(NUM_ACTIONS, np.int8)
-    score = np.zeros((na, max(rollouts, 1)), np.float64)
-    for r in range(rollouts):
-        recs[0] = s
-        base = recs[0]
-        resample_seen(base, seat, g, buf)
-        seed_record(base, next_seed(g))
-        for i in range(na):
-            recs[1] = recs[0]
-            t = recs[1]
-            apply(t, p, acts[i])
-            score[i, r] = _playout(t, p, seat, m2, player, horizon)
-    return acts[confident_best(score, na, rollouts, Z)]
+def _distinct(s, p, a):
+    """Plays of the same card onto piles of equal height (same direction) are the same play; discards
+    and passes are each their own."""
+    if a >= A_DISCARD:
+        return -1
+    pile = a & 3
+    d = 1 if (p[P_DIRECTIONS] != 0 and pile >= 2) else 0
+    return (a >> 2) * 32 + d * 16 + int(s.heights[pile])
 
 
-@njit(cache=True)
-def bot_search(s, p, mask):
-    """Registered bot ``search``: ``ROLLOUTS`` expert rollouts of ``HORIZON`` turns per distinct action."""
-    return search(s, p, mask, ROLLOUTS, HORIZON, R_EXPERT)
+#: ``search(s, p, mask, rollouts, horizon, player)`` and the registered ``bot_search(s, p, mask)``: the
+#: rollout loop bound to Skip-Bo's parts
+search, bot_search = bind_search(
+    __name__, dtype=STATE_DTYPE, apply=apply, legal=legal, expert=bot_expert, greedy=bot_greedy,
+    resample=resample_seen, value=_value, segment=_hand, distinct=_distinct, num_keys=1024,
+    num_actions=NUM_ACTIONS, pool=DECK_SIZE, z=Z,
+    rollouts=ROLLOUTS, horizon=HORIZON, rollout_bot=ROLLOUT_BOT,
+)
 
-def make_search_bot(rollouts: int = ROLLOUTS, horizon: int = HORIZON, rollout_bot: str = "expert"):
+
+def make_search_bot(rollouts: int = ROLLOUTS, horizon: int = HORIZON, rollout_bot: str = ROLLOUT_BOT):
     """A ``search`` bot with another budget: ``rollouts`` per legal action (0: the expert's choice),
     ``horizon`` turns per rollout (0: to the end of the hand), played by ``rollout_bot`` (``"greedy"`` or
     ``"expert"``). The result is an njit ``bot(s, p, mask) -> action`` like the registered bots (compiled
     on its first call, not cached on disk); to play it in the environments, put it in a copy of the
     game's spec: ``cardgym.core.game.replace(GAME, bots={**GAME.bots, "search": bot})``."""
-    r, h, name = check_budget(rollouts, horizon, rollout_bot)
-    who = R_EXPERT if name == "expert" else R_GREEDY
-
-    @njit
-    def bot(s, p, mask):
-        return search(s, p, mask, r, h, who)
-
-    return bot
+    return budget_bot(search, rollouts, horizon, rollout_bot)
 
 
 BOTS = {"search": bot_search}

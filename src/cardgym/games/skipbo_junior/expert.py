@@ -27,6 +27,8 @@ iterative with explicit frames: numba's on-disk cache of a self-recursive functi
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 from numba import njit
 
@@ -52,6 +54,22 @@ W_CARD = 4.0  # a card played this turn
 Q_GAP = 0.45  # chance of bridging each missing value
 
 
+class Turn(NamedTuple):
+    """What stays fixed while the turn's plays are searched (built once by `bot_expert`)."""
+
+    seat: int  # the seat to act
+    st: int  # its stock top
+    must: bool  # ``must_play``: the turn cannot end while a play is left
+
+
+class Table(NamedTuple):
+    """The search's transposition table and node count."""
+
+    keys: np.ndarray  # position keys (`_key`), -1: empty slot
+    vals: np.ndarray  # their values
+    nodes: np.ndarray  # [0]: positions searched so far
+
+
 @njit(cache=True)
 def _after(h, card_value):
     """Pile height after a card of value ``card_value`` (a pile reaching 10 is complete: 0)."""
@@ -74,6 +92,17 @@ def _reach_prob(t, h):
 
 
 @njit(cache=True)
+def _stack_topped(s, seat, l0, l1, l2, code):
+    """The first of ``seat``'s hand stacks (cut to lengths ``l0``, ``l1``, ``l2``) whose top is ``code``;
+    -1 if none."""
+    for k in range(NUM_STACKS):
+        L = l0 if k == 0 else (l1 if k == 1 else l2)
+        if L > 0 and s.stacks[seat, k, L - 1] == code:
+            return k
+    return -1
+
+
+@njit(cache=True)
 def _can_reach(s, seat, t, lens, h):
     """Can stock code ``t`` be played after hand-stack plays from this position? A short check: for
     each pile, fill the values up to ``t`` with stack tops (uncovering as it goes), numbers first,
@@ -89,18 +118,9 @@ def _can_reach(s, seat, t, lens, h):
         l2 = lens[2]
         ok = True
         while want < t:
-            pick = -1
-            for k in range(NUM_STACKS):
-                L = l0 if k == 0 else (l1 if k == 1 else l2)
-                if L > 0 and s.stacks[seat, k, L - 1] == want:
-                    pick = k
-                    break
+            pick = _stack_topped(s, seat, l0, l1, l2, want)
             if pick < 0:
-                for k in range(NUM_STACKS):
-                    L = l0 if k == 0 else (l1 if k == 1 else l2)
-                    if L > 0 and s.stacks[seat, k, L - 1] == WILD:
-                        pick = k
-                        break
+                pick = _stack_topped(s, seat, l0, l1, l2, WILD)
             if pick < 0:
                 ok = False
                 break
@@ -236,8 +256,9 @@ def _continuation(s, seat, lens, h):
 
 
 @njit(cache=True)
-def _end_value(s, seat, lens, h, must, played):
+def _end_value(s, turn, lens, h, played):
     """Score of ending the turn in this position."""
+    seat = turn.seat
     n = s.num_players
     v = 0.0
     for r in range(1, n):
@@ -249,7 +270,7 @@ def _end_value(s, seat, lens, h, must, played):
     t = stock_top(s, seat)
     if t > 0:
         v += W_ME * _reach_prob(t, h)
-    if not must:
+    if not turn.must:
         for k in range(NUM_STACKS):
             L = lens[k]
             if L > 0 and s.stacks[seat, k, L - 1] == WILD:
@@ -315,24 +336,25 @@ def _move_ok(s, seat, lens, h, idx):
 
 
 @njit(cache=True)
-def _search(s, seat, st, lens, h, must, played, keys, vals, nodes):
-    """Best value reachable from this position by hand-stack plays (stock top ``st``, a number):
+def _search(s, turn, lens, h, played, table):
+    """Best value reachable from this position by hand-stack plays (stock top ``turn.st``, a number):
     an iterative depth-first search (numba cannot cache recursive functions safely). ``lens`` and
     ``h`` are restored on return."""
+    seat, must, keys, vals = turn.seat, turn.must, table.keys, table.vals
     f_idx = np.zeros(MAX_DEPTH, np.int64)
     f_best = np.zeros(MAX_DEPTH, np.float64)
     f_moved = np.zeros(MAX_DEPTH, np.bool_)
     f_key = np.zeros(MAX_DEPTH, np.int64)
     f_old = np.zeros(MAX_DEPTH, np.int64)  # pile value before the move made from this frame
     # the value of the position given is either immediate or needs frame 0
-    v = _leaf(s, seat, st, lens, h, must, played, keys, vals, nodes, 0)
+    v = _leaf(s, turn, lens, h, played, table, 0)
     if v > -1.0e17:
         return v
     d = 0
     f_idx[0] = 0
     f_moved[0] = False
     f_key[0] = _key(lens, h)
-    f_best[0] = _end_value(s, seat, lens, h, must, played) if not must else -1.0e18
+    f_best[0] = _end_value(s, turn, lens, h, played) if not must else -1.0e18
     while True:
         # next move of frame d
         idx = f_idx[d]
@@ -347,7 +369,7 @@ def _search(s, seat, st, lens, h, must, played, keys, vals, nodes):
             lens[k] -= 1
             played += 1
             f_moved[d] = True
-            v = _leaf(s, seat, st, lens, h, must, played, keys, vals, nodes, d + 1)
+            v = _leaf(s, turn, lens, h, played, table, d + 1)
             if v > -1.0e17:
                 lens[k] += 1
                 h[b] = f_old[d]
@@ -358,12 +380,12 @@ def _search(s, seat, st, lens, h, must, played, keys, vals, nodes):
             f_idx[d] = 0
             f_moved[d] = False
             f_key[d] = _key(lens, h)
-            f_best[d] = _end_value(s, seat, lens, h, must, played) if not must else -1.0e18
+            f_best[d] = _end_value(s, turn, lens, h, played) if not must else -1.0e18
             continue
         # frame d is finished
         v = f_best[d]
         if not f_moved[d]:
-            v = _end_value(s, seat, lens, h, must, played)
+            v = _end_value(s, turn, lens, h, played)
         slot = _probe(keys, f_key[d])
         if slot >= 0:
             keys[slot] = f_key[d]
@@ -381,17 +403,17 @@ def _search(s, seat, st, lens, h, must, played, keys, vals, nodes):
 
 
 @njit(cache=True)
-def _leaf(s, seat, st, lens, h, must, played, keys, vals, nodes, depth):
+def _leaf(s, turn, lens, h, played, table, depth):
     """Value of a position that needs no search (stock fits, known, past the caps), else -1e18."""
     for b in range(NUM_PILES):
-        if h[b] + 1 == st:
-            return _stock_leaf(s, seat, lens, h, played)
-    slot = _probe(keys, _key(lens, h))
-    if slot >= 0 and keys[slot] >= 0:
-        return vals[slot]
-    nodes[0] += 1
-    if nodes[0] > MAX_NODES or depth >= MAX_DEPTH:
-        return _end_value(s, seat, lens, h, must, played)
+        if h[b] + 1 == turn.st:
+            return _stock_leaf(s, turn.seat, lens, h, played)
+    slot = _probe(table.keys, _key(lens, h))
+    if slot >= 0 and table.keys[slot] >= 0:
+        return table.vals[slot]
+    table.nodes[0] += 1
+    if table.nodes[0] > MAX_NODES or depth >= MAX_DEPTH:
+        return _end_value(s, turn, lens, h, played)
     return -1.0e18
 
 
@@ -407,6 +429,7 @@ def bot_expert(s, p, mask):
     h = np.empty(NUM_PILES, np.int64)
     for b in range(NUM_PILES):
         h[b] = s.heights[b]
+    turn = Turn(seat, st, must)
     # 1. a number stock top that fits: play it now
     if st > 0:
         for b in range(NUM_PILES):
@@ -421,7 +444,7 @@ def bot_expert(s, p, mask):
                 continue
             old = h[b]
             h[b] = _after(old, old + 1)
-            v = _stock_leaf(s, seat, lens, h, 0) + 0.01 * _end_value(s, seat, lens, h, must, 0)
+            v = _stock_leaf(s, seat, lens, h, 0) + 0.01 * _end_value(s, turn, lens, h, 0)
             h[b] = old
             if v > best_v:
                 best_v = v
@@ -429,14 +452,12 @@ def bot_expert(s, p, mask):
         if best >= 0:
             return best
     # 3. hand-stack plays: search the orders of this turn
-    keys = np.full(TABLE, -1, np.int64)
-    vals = np.zeros(TABLE, np.float64)
-    nodes = np.zeros(1, np.int64)
+    table = Table(np.full(TABLE, -1, np.int64), np.zeros(TABLE, np.float64), np.zeros(1, np.int64))
     best = -1
     best_v = -1.0e18
     if not must and mask[END_TURN]:
         best = END_TURN
-        best_v = _end_value(s, seat, lens, h, must, 0)
+        best_v = _end_value(s, turn, lens, h, 0)
     for a in range(4, 16):
         if not mask[a]:
             continue
@@ -453,7 +474,7 @@ def bot_expert(s, p, mask):
         old = h[b]
         h[b] = _after(old, old + 1)
         lens[k] = L - 1
-        v = _search(s, seat, st, lens, h, must, 1, keys, vals, nodes)
+        v = _search(s, turn, lens, h, 1, table)
         lens[k] = L
         h[b] = old
         if c == WILD:

@@ -20,16 +20,12 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from .._shared.search import check_budget, confident_best
-from ...core.records import scratch_maker
-from ...core.rng import bot_below, next_seed, seed_record, shuffle
+from .._shared.search import shuffled_pool, bind_search, budget_bot
+from ...core.rng import next_seed, seed_record, shuffle
 from .bots import bot_greedy, bot_random
 from .expert import bot_expert
 from .kernels import apply, legal, reset
 from .rules import NUM_ACTIONS, NUM_CODES, STATE_DTYPE
-
-#: three scratch records for a decision of the search bot
-_scratch = scratch_maker(STATE_DTYPE, 3)
 
 #: who plays the measured seat in ``play_vs_random``
 MC, EXPERT, GREEDY = 0, 1, 2
@@ -179,28 +175,25 @@ def games_vs_random(rules, seeds, seat: int, player: int, rollouts: int = 0, fai
 
 #: default budget of the registered ``search`` bot: rollouts per distinct legal play
 ROLLOUTS = 128
-#: rollout players of `search`: greedy (default) or expert
-R_GREEDY, R_EXPERT = 0, 1
+ROLLOUT_BOT = "greedy"  # the rollout player: "greedy" (the expert costs ~40x more) or "expert"
 _DECK = 200  # larger than any pool of hidden cards
+#: the search overrules the expert's choice only when its mean gain over it (paired over the same
+#: deals) is at least Z standard errors: small budgets play like the expert, not like noise
+Z = 2.0
 
 
 @njit(cache=True)
-def resample_seen(t, g, buf):
+def resample_seen(t, seat, g, buf):
     """Re-deal what nobody sees in record ``t`` (draw pile, every stock under its top) with the game
-    generator of record ``g``. The pool is rebuilt from its counts first, so the result depends only on
-    which cards are hidden, never on where they were."""
+    generator of record ``g`` (the same for every ``seat``). The pool is rebuilt from its counts first, so
+    the result depends only on which cards are hidden, never on where they were."""
     counts = np.zeros(NUM_CODES, np.int64)
     for i in range(t.draw_len):
         counts[t.draw[i]] += 1
     for j in range(t.num_players):
         for i in range(t.stock_len[j] - 1):
             counts[t.stock[j, i]] += 1
-    m = 0
-    for c in range(NUM_CODES):
-        for _ in range(counts[c]):
-            buf[m] = c
-            m += 1
-    shuffle(g, buf, m)
+    shuffled_pool(counts, 0, g, buf)
     m = 0
     for i in range(t.draw_len):
         t.draw[i] = buf[m]
@@ -212,11 +205,8 @@ def resample_seen(t, g, buf):
 
 
 @njit(cache=True)
-def _bot_playout(t, p, me, mask, player):
-    while t.status == 0:
-        legal(t, p, mask)
-        a = bot_expert(t, p, mask) if player == R_EXPERT else bot_greedy(t, p, mask)
-        apply(t, p, a)
+def _value(t, p, me, ended):
+    """A rollout is played to the end of the game: 1 won, 0.5 drawn, 0 lost."""
     if t.winner == me:
         return 1.0
     if t.winner < 0:
@@ -224,73 +214,31 @@ def _bot_playout(t, p, me, mask, player):
     return 0.0
 
 
-#: the search overrules the expert's choice only when its mean gain over it (paired over the same
-#: deals) is at least Z standard errors: small budgets play like the expert, not like noise
-Z = 2.0
-
-
 @njit(cache=True)
-def search(s, p, mask, rollouts, player):
-    """The search's play for ``s.current`` (``mask``: its legal plays). Draws one seed from ``s.bot_rng``."""
-    seat = s.current
-    acts = np.empty(NUM_ACTIONS, np.int64)
-    seen = np.zeros(256, np.int8)
-    first = bot_expert(s, p, mask)
-    acts[0] = first
-    na = 1
-    for k in range(-1, NUM_ACTIONS):
-        a = first if k < 0 else k
-        if mask[a] and (k < 0 or a != first):
-            # plays of the same card onto piles of equal height are the same play
-            h = s.heights[a & 3] if a < 16 else 15
-            key = (a >> 2) * 16 + h
-            if seen[key] == 0:
-                seen[key] = 1
-                if k >= 0:
-                    acts[na] = a
-                    na += 1
-    if na == 1:
-        return first
-    seed = bot_below(s, 1 << 31) * (1 << 31) + bot_below(s, 1 << 31)
-    recs = _scratch()  # 0: the deal of this rollout, 1: a playout, 2: generator
-    seed_record(recs[2], seed)
-    g = recs[2]
-    buf = np.empty(_DECK, np.int8)
-    m2 = np.empty(NUM_ACTIONS, np.int8)
-    score = np.zeros((na, max(rollouts, 1)), np.float64)
-    for r in range(rollouts):
-        recs[0] = s
-        base = recs[0]
-        resample_seen(base, g, buf)
-        seed_record(base, next_seed(g))
-        for i in range(na):
-            recs[1] = recs[0]
-            t = recs[1]
-            apply(t, p, acts[i])
-            score[i, r] = _bot_playout(t, p, seat, m2, player)
-    return acts[confident_best(score, na, rollouts, Z)]
+def _distinct(s, p, a):
+    """Plays of the same card onto piles of equal height are the same play."""
+    h = s.heights[a & 3] if a < 16 else 15
+    return (a >> 2) * 16 + h
 
 
-@njit(cache=True)
-def bot_search(s, p, mask):
-    """Registered bot ``search``: ``ROLLOUTS`` greedy rollouts per distinct legal play."""
-    return search(s, p, mask, ROLLOUTS, R_GREEDY)
+#: ``search(s, p, mask, rollouts, horizon, player)`` and the registered ``bot_search(s, p, mask)``: the
+#: rollout loop bound to Skip-Bo Junior's parts
+#: (``horizon`` 0: every rollout is played to the end of the game)
+search, bot_search = bind_search(
+    __name__, dtype=STATE_DTYPE, apply=apply, legal=legal, expert=bot_expert, greedy=bot_greedy,
+    resample=resample_seen, value=_value, distinct=_distinct, num_keys=256, num_actions=NUM_ACTIONS,
+    pool=_DECK, z=Z,
+    rollouts=ROLLOUTS, horizon=0, rollout_bot=ROLLOUT_BOT,
+)
 
 
-def make_search_bot(rollouts: int = ROLLOUTS, rollout_bot: str = "greedy"):
+def make_search_bot(rollouts: int = ROLLOUTS, rollout_bot: str = ROLLOUT_BOT):
     """A ``search`` bot with another budget: ``rollouts`` per distinct legal play (0: the expert's
     choice), played to the end of the game by ``rollout_bot`` (``"greedy"`` or ``"expert"``). The result
     is an njit ``bot(s, p, mask) -> action`` like the registered bots (compiled on its first call, not
     cached on disk); to play it in the environments, put it in a copy of the game's spec:
     ``cardgym.core.game.replace(GAME, bots={**GAME.bots, "search": bot})``."""
-    r, _, name = check_budget(rollouts, 0, rollout_bot)
-    who = R_EXPERT if name == "expert" else R_GREEDY
-
-    @njit
-    def bot(s, p, mask):
-        return search(s, p, mask, r, who)
-
-    return bot
+    return budget_bot(search, rollouts, 0, rollout_bot)
 
 
 BOTS = {"search": bot_search}

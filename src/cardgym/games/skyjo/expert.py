@@ -49,6 +49,7 @@ Weights (``W_DEFAULT``) were tuned one at a time in 2-player duplicate games aga
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
@@ -99,15 +100,38 @@ STUCK_ROUNDS = 2  # after this many rounds of turns without a reveal, skip the e
 STALL_OUT = 8  # after this many, go out at once (the stall guard ends the game as a draw after 20)
 
 
+#: rows of the odds table (``odds[row, v + 2]`` for a card of value v), computed once a decision from
+#: the public card counts
+U_ROW = 0  # unseen cards of value v
+Q_ROW = 1  # the chance that a face-down card is a v (U[v] / N)
+PA_ROW = 2  # the chance to land a v within the horizon
+
+
+class View(NamedTuple):
+    """The seat to act's view of the decision, computed once: every value helper reads it, with the
+    ``odds`` table and the weights ``w`` (arrays are passed apart: read from a tuple, an array costs
+    reference counting on every call of these hot helpers)."""
+
+    me: int  # the seat to act
+    nxt: int  # the next seat
+    N: float  # unseen cards
+    E: float  # their mean value
+    VAR: float  # their variance
+    cv: tuple  # expected final points of my four columns
+    now: float  # their sum: my expected points now
+    tempo: float  # value of resolving a face-down card
+    forced: bool  # a long or stuck round: going out is always allowed
+
+
 @njit(cache=True)
 def _phi(x):
     return 0.5 * (1.0 + math.erf(x / 1.4142135623730951))
 
 
 @njit(cache=True)
-def _col_value(ua, va, ub, vb, uc, vc, Q, PA, E, w):
-    """Expected final points of a column from its three slots (state, value). ``Q[v]`` = chance that a
-    face-down card is a v (U[v] / N), ``PA[v]`` = chance to land a v within the horizon."""
+def _col_value(ua, va, ub, vb, uc, vc, odds, E, w):
+    """Expected final points of a column from its three slots (state, value); ``E``: the mean unseen
+    value."""
     if ua == REMOVED:
         return 0.0
     nh = 0
@@ -141,7 +165,7 @@ def _col_value(ua, va, ub, vb, uc, vc, Q, PA, E, w):
             return base
         if v <= 0 or 2 * v + x <= 0:
             return base
-        return base - PA[v + 2] * (2 * v + x)
+        return base - odds[PA_ROW, v + 2] * (2 * v + x)
     if nh == 1:
         # two face-up cards: a pair plan if they are equal
         if ua != UP:
@@ -153,8 +177,8 @@ def _col_value(ua, va, ub, vb, uc, vc, Q, PA, E, w):
         if v1 != v2:
             return base
         v = v1
-        pn = Q[v + 2]  # the face-down card is a v (removed at its reveal or at the final reveal)
-        pa = PA[v + 2] if v > 0 else 0.0
+        pn = odds[Q_ROW, v + 2]  # the face-down card is a v (removed at its reveal or at the final reveal)
+        pa = odds[PA_ROW, v + 2] if v > 0 else 0.0
         pc = pn + (1.0 - pn) * pa
         # value when not removed: 2v + E (approximately); removed: 0
         return (1.0 - pc) * (2 * v + E)
@@ -167,22 +191,22 @@ def _col_value(ua, va, ub, vb, uc, vc, Q, PA, E, w):
         v = vc
     if v <= 0:
         return base
-    q = Q[v + 2]
+    q = odds[Q_ROW, v + 2]
     # chance that one of the two hidden cards is a v, times a share of the pair's value
     p2 = 1.0 - (1.0 - q) * (1.0 - q)
-    return base - w[SINGLE] * p2 * PA[v + 2] * (2 * v + E)
+    return base - w[SINGLE] * p2 * odds[PA_ROW, v + 2] * (2 * v + E)
 
 
 @njit(cache=True)
-def _col(s, seat, col, Q, PA, E, w):
+def _col(s, seat, col, odds, E, w):
     return _col_value(
         s.up[seat, col], s.grid[seat, col], s.up[seat, col + 4], s.grid[seat, col + 4],
-        s.up[seat, col + 8], s.grid[seat, col + 8], Q, PA, E, w,
+        s.up[seat, col + 8], s.grid[seat, col + 8], odds, E, w,
     )
 
 
 @njit(cache=True)
-def _col_with(s, seat, pos, c, Q, PA, E, w):
+def _col_with(s, seat, pos, c, odds, E, w):
     """Column value of ``pos``'s column after putting value ``c`` face up at ``pos``."""
     col = pos % 4
     ua = s.up[seat, col]
@@ -202,7 +226,7 @@ def _col_with(s, seat, pos, c, Q, PA, E, w):
         vc = c
     if ua == UP and ub == UP and uc == UP and va == vb and vb == vc:
         return 0.0  # the column is removed
-    return _col_value(ua, va, ub, vb, uc, vc, Q, PA, E, w)
+    return _col_value(ua, va, ub, vb, uc, vc, odds, E, w)
 
 
 @njit(cache=True)
@@ -243,10 +267,11 @@ def _simple_gain(s, seat, c, E):
 
 
 @njit(cache=True)
-def _out_value(s, p, me, final_pts, now, U, N, E, VAR, w, cont):
+def _out_value(s, p, v, w, final_pts, cont):
     """Value of going out with exact final points ``final_pts`` (my grid after the action), relative to
-    ``now`` (my current expected points). ``cont`` = my expected points if I do not go out (for the
+    ``v.now`` (my current expected points). ``cont`` = my expected points if I do not go out (for the
     end-of-game comparison). Returns a value in gain units, or -1e9 to forbid."""
+    me, now, E, VAR = v.me, v.now, v.E, v.VAR
     n = p[P_NUM_PLAYERS]
     S = final_pts
     if s.round_turns >= PATIENCE * n or s.stall >= STALL_OUT * n:
@@ -341,7 +366,8 @@ def expert_action(s, p, mask, w):
         return _setup(s, me, mask, w)
     n = p[P_NUM_PLAYERS]
     # public card counts
-    U = np.empty(NUM_VALUES, np.float64)
+    odds = np.zeros((3, NUM_VALUES), np.float64)
+    U, Q, PA = odds[U_ROW], odds[Q_ROW], odds[PA_ROW]
     N = 0.0
     tot = 0.0
     tot2 = 0.0
@@ -370,8 +396,6 @@ def expert_action(s, p, mask, w):
         opp_best = min(opp_best, est)
     K = 0.0 if last_turn else w[K_SLOPE] * hmin + w[K_BASE]
     rate = w[PLAN_RATE] * K
-    Q = np.zeros(NUM_VALUES, np.float64)
-    PA = np.zeros(NUM_VALUES, np.float64)
     if N > 0:
         for v in range(NUM_VALUES):
             q = U[v] / N
@@ -379,31 +403,28 @@ def expert_action(s, p, mask, w):
             if q > 0.0 and rate > 0.0:
                 PA[v] = 1.0 - (1.0 - q) ** rate
     # my columns
-    cv0 = _col(s, me, 0, Q, PA, E, w)
-    cv1 = _col(s, me, 1, Q, PA, E, w)
-    cv2 = _col(s, me, 2, Q, PA, E, w)
-    cv3 = _col(s, me, 3, Q, PA, E, w)
-    now = cv0 + cv1 + cv2 + cv3
+    cv = (_col(s, me, 0, odds, E, w), _col(s, me, 1, odds, E, w), _col(s, me, 2, odds, E, w),
+          _col(s, me, 3, odds, E, w))
+    now = cv[0] + cv[1] + cv[2] + cv[3]
     my_est = _visible(s, me) + E * s.hidden[me]
     tempo = 0.0
     if not last_turn:
         tempo = w[TEMPO] if my_est <= opp_best else w[TEMPO_BEHIND]
     nxt = (me + 1) % n
     forced = s.round_turns >= PATIENCE * n or s.stall >= STUCK_ROUNDS * n
+    view = View(me, nxt, N, E, VAR, cv, now, tempo, forced)
 
     if ph == PH_START:
         if mask[A_DRAW] == 0:
             return A_TAKE
         d = s.discard[s.discard_len - 1]
-        take_v = _best_place_value(s, p, me, d, now, U, N, E, VAR, Q, PA, w, tempo, cv0, cv1, cv2, cv3,
-                                   nxt, True, forced)
-        rev_v = _best_reveal_value(s, p, me, now, U, N, E, VAR, Q, PA, w, tempo, cv0, cv1, cv2, cv3, forced)
+        take_v = _best_place_value(s, p, view, odds, w, d)
+        rev_v = _best_reveal_value(s, p, view, odds, w)
         ev = 0.0
         for v in range(NUM_VALUES):
             if U[v] <= 0:
                 continue
-            pv = _best_place_value(s, p, me, v - 2, now, U, N, E, VAR, Q, PA, w, tempo, cv0, cv1, cv2, cv3,
-                                   nxt, False, forced)
+            pv = _best_place_value(s, p, view, odds, w, v - 2)
             rv = rev_v
             if n == 2 and w[FEED] != 0.0:
                 rv -= w[FEED] * _simple_gain(s, nxt, v - 2, E)
@@ -424,7 +445,7 @@ def expert_action(s, p, mask, w):
         u = s.up[me, pos]
         if u == REMOVED:
             continue
-        val = _place_value(s, p, me, pos, c, now, U, N, E, VAR, Q, PA, w, tempo, cv0, cv1, cv2, cv3, nxt, forced)
+        val = _place_value(s, p, view, odds, w, pos, c)
         if val > best_v:
             best_v = val
             best_a = A_REPLACE + pos
@@ -435,7 +456,7 @@ def expert_action(s, p, mask, w):
         for pos in range(SLOTS):
             if s.up[me, pos] != HIDDEN:
                 continue
-            val = _reveal_value(s, p, me, pos, now, U, N, E, VAR, Q, PA, w, tempo, cv0, cv1, cv2, cv3, forced)
+            val = _reveal_value(s, p, view, odds, w, pos)
             if val > rbest:
                 rbest = val
                 rpos = pos
@@ -444,17 +465,6 @@ def expert_action(s, p, mask, w):
     if best_a < 0:
         return pick_legal(s, mask)
     return best_a
-
-
-@njit(cache=True)
-def _cv(col, cv0, cv1, cv2, cv3):
-    if col == 0:
-        return cv0
-    if col == 1:
-        return cv1
-    if col == 2:
-        return cv2
-    return cv3
 
 
 @njit(cache=True)
@@ -474,68 +484,72 @@ def _final_points(s, me, pos, c):
 
 
 @njit(cache=True)
-def _place_value(s, p, me, pos, c, now, U, N, E, VAR, Q, PA, w, tempo, cv0, cv1, cv2, cv3, nxt, forced):
+def _place_value(s, p, v, odds, w, pos, c):
+    """Value of putting value ``c`` face up at ``pos`` of my grid (`View` ``v``)."""
+    me = v.me
     u = s.up[me, pos]
     col = pos % 4
-    old = _cv(col, cv0, cv1, cv2, cv3)
-    new = _col_with(s, me, pos, c, Q, PA, E, w)
+    old = v.cv[col]
+    new = _col_with(s, me, pos, c, odds, v.E, w)
     g = old - new
     if u == HIDDEN:
         if s.hidden[me] == 1 and s.goer < 0:
             # going out
             S = _final_points(s, me, pos, c)
-            return _out_value(s, p, me, S, now, U, N, E, VAR, w, now - g)
-        g += tempo
+            return _out_value(s, p, v, w, S, v.now - g)
+        g += v.tempo
     elif u == UP and p[P_NUM_PLAYERS] == 2 and w[FEED] != 0.0:
-        g -= w[FEED] * _simple_gain(s, nxt, s.grid[me, pos], E)
+        g -= w[FEED] * _simple_gain(s, v.nxt, s.grid[me, pos], v.E)
     return g
 
 
 @njit(cache=True)
-def _best_place_value(s, p, me, c, now, U, N, E, VAR, Q, PA, w, tempo, cv0, cv1, cv2, cv3, nxt, taken, forced):
+def _best_place_value(s, p, v, odds, w, c):
     best = -1e18
     for pos in range(SLOTS):
-        if s.up[me, pos] == REMOVED:
+        if s.up[v.me, pos] == REMOVED:
             continue
-        val = _place_value(s, p, me, pos, c, now, U, N, E, VAR, Q, PA, w, tempo, cv0, cv1, cv2, cv3, nxt, forced)
+        val = _place_value(s, p, v, odds, w, pos, c)
         best = max(best, val)
     return best
 
 
 @njit(cache=True)
-def _reveal_value(s, p, me, pos, now, U, N, E, VAR, Q, PA, w, tempo, cv0, cv1, cv2, cv3, forced):
+def _reveal_value(s, p, v, odds, w, pos):
+    """Value of revealing my face-down card at ``pos`` (an expectation over the unseen values)."""
+    me, N = v.me, v.N
     col = pos % 4
-    old = _cv(col, cv0, cv1, cv2, cv3)
+    old = v.cv[col]
     if s.hidden[me] == 1 and s.goer < 0:
         # going out by revealing my last card: expectation over its value
         tot = 0.0
-        for v in range(NUM_VALUES):
-            if U[v] <= 0:
+        for x in range(NUM_VALUES):
+            if odds[U_ROW, x] <= 0:
                 continue
-            S = _final_points(s, me, pos, v - 2)
-            tot += U[v] * _out_value(s, p, me, S, now, U, N, E, VAR, w, now)
+            S = _final_points(s, me, pos, x - 2)
+            tot += odds[U_ROW, x] * _out_value(s, p, v, w, S, v.now)
         return tot / N if N > 0 else -1e9
     exp_new = 0.0
-    for v in range(NUM_VALUES):
-        if U[v] <= 0:
+    for x in range(NUM_VALUES):
+        if odds[U_ROW, x] <= 0:
             continue
-        exp_new += U[v] * _col_with(s, me, pos, v - 2, Q, PA, E, w)
+        exp_new += odds[U_ROW, x] * _col_with(s, me, pos, x - 2, odds, v.E, w)
     exp_new /= N if N > 0 else 1.0
     # prefer columns with more face-up cards (information where it can be used) as a tie-break
     k = 0
     for r in range(3):
         if s.up[me, col + 4 * r] == UP:
             k += 1
-    return old - exp_new + tempo + 0.01 * k
+    return old - exp_new + v.tempo + 0.01 * k
 
 
 @njit(cache=True)
-def _best_reveal_value(s, p, me, now, U, N, E, VAR, Q, PA, w, tempo, cv0, cv1, cv2, cv3, forced):
+def _best_reveal_value(s, p, v, odds, w):
     best = -1e18
     for pos in range(SLOTS):
-        if s.up[me, pos] != HIDDEN:
+        if s.up[v.me, pos] != HIDDEN:
             continue
-        val = _reveal_value(s, p, me, pos, now, U, N, E, VAR, Q, PA, w, tempo, cv0, cv1, cv2, cv3, forced)
+        val = _reveal_value(s, p, v, odds, w, pos)
         best = max(best, val)
     return best
 
