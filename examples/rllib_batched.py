@@ -117,6 +117,8 @@ def build_config(a):
 
     register_env("cardgym_vec", rllib_vector_env)
     env_config = {"game": a.game, "num_players": a.players, "opponent": a.opponents.split(","), "seat": a.seat}
+    if getattr(a, "reward", None) is not None:
+        env_config["reward"] = a.reward  # the game's reward option (Skyjo: "score", per-round points)
     config = (
         PPOConfig()
         # RLlib's env pre-check steps unmasked random actions (illegal moves); off
@@ -148,6 +150,7 @@ def main(argv=None):
                    "learner's snapshots); comma-separated: each runner's batch is split into one block each")
     p.add_argument("--snapshot-every", type=int, default=5, help="iterations between 'self' snapshots")
     p.add_argument("--seat", default="random", help="the learner's seat, or 'random'")
+    p.add_argument("--reward", default=None, help="the game's reward option ('win', 'score'; default: the game's)")
     p.add_argument("--iterations", type=int, default=10)
     p.add_argument("--minutes", type=float, default=None, help="stop training after this wall time")
     p.add_argument("--envs-per-runner", type=int, default=1024, help="games in each EnvRunner's batch")
@@ -226,7 +229,7 @@ def main(argv=None):
             lo, hi = r["ci95"]
             print(f"vs {bot:<8} win rate {100 * r['a_win_rate']:5.1f}% (95% CI {100 * lo:.1f}-{100 * hi:.1f}, "
                   f"{r['games']} duplicate games: {r['wins']} W / {r['draws']} D / {r['losses']} L)", flush=True)
-    result = {"game": a.game, "players": a.players, "opponents": a.opponents, "ray": ray.__version__,
+    result = {"game": a.game, "players": a.players, "opponents": a.opponents, "reward": a.reward, "ray": ray.__version__,
               "address": where, "num_env_runners": a.num_env_runners, "envs_per_runner": a.envs_per_runner,
               "steps_per_second": round(steps_per_s, 1), "history": history, "final_eval": final}
     if a.out:

@@ -254,3 +254,12 @@ def test_rllib_batched_example_end_to_end(tmp_path):
     assert set(res["final_eval"]) == set(cardgym.get_game("skyjo").bots)
     assert (out / "checkpoint").is_dir()
     assert "training throughput" in proc.stdout
+
+
+def test_rllib_batched_example_reward_option_reaches_the_env():
+    config = _config(reward="score")
+    from ray.rllib.env.single_agent_env_runner import SingleAgentEnvRunner
+
+    runner = SingleAgentEnvRunner(config=config)
+    assert all(e.rules.reward == "score" for e in runner.env.unwrapped.envs)
+    assert _config().env_config.get("reward") is None  # default: the game's own reward
