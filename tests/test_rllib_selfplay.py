@@ -176,6 +176,10 @@ def test_spaces_and_bad_input():
     legal = np.argmax(obs["action_mask"], axis=1)
     with pytest.raises(ValueError, match="rows"):
         batch.step(legal, {"logp": np.zeros(2)})
+    batch.step(legal)  # without observe() in between: the seats to act are read by step()
+    batch.step(np.argmax(batch.runner.masks, axis=1))
+    chunks = batch.harvest()
+    assert sum(len(c) for c in chunks) + int(batch._p_has.sum()) == 6
     with pytest.raises(ValueError, match="unknown game"):
         SelfPlayBatch("chess", 2)
     with pytest.raises(ValueError, match="num_envs"):

@@ -147,6 +147,7 @@ class SelfPlayBatch:
         self._hist = []  # per step: (seat, obs, mask, action, paid, status, extras)
         self._finals = {}  # step -> (games, seeds, episodes, obs (k, P, D), statuses)
         self._started = True
+        self._obs = None
         return self.observe()
 
     def observe(self) -> dict:
@@ -172,6 +173,8 @@ class SelfPlayBatch:
         if acts.shape != (self.num_envs,) or not np.issubdtype(acts.dtype, np.integer):
             raise ValueError(f"actions must be {self.num_envs} integers, got {acts.dtype} {acts.shape}")
         acts = acts.astype(np.int64)
+        if self._obs is None:  # step() twice without observe(): the seats to act are read now
+            self.observe()
         masks = self.runner.masks
         if ((acts < 0) | (acts >= masks.shape[1])).any() or not masks[self._all, np.clip(acts, 0, masks.shape[1] - 1)].all():
             bad = int(np.flatnonzero((acts < 0) | (acts >= masks.shape[1])
