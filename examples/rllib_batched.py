@@ -127,6 +127,9 @@ def build_config(a):
                                                model_config={"hidden": a.hidden, "vf_share_layers": False}))
         .env_runners(num_env_runners=a.num_env_runners, num_envs_per_env_runner=a.envs_per_runner,
                      gym_env_vectorize_mode="vector_entry_point", num_cpus_per_env_runner=1,
+                     # RLlib's default is 60 s; Ray runs EnvRunner actors at niceness 15, and on a busy
+                     # machine a sample can take longer (the iteration then returns no steps at all)
+                     sample_timeout_s=getattr(a, "sample_timeout", 600.0),
                      rollout_fragment_length="auto")
         .learners(num_learners=0)
         .training(train_batch_size_per_learner=a.train_batch, minibatch_size=min(a.minibatch, a.train_batch),
@@ -162,6 +165,8 @@ def main(argv=None):
     p.add_argument("--gamma", type=float, default=0.995)
     p.add_argument("--hidden", type=int, nargs="+", default=[256, 256])
     p.add_argument("--num-env-runners", type=int, default=0, help="0: sample in the driver process")
+    p.add_argument("--sample-timeout", type=float, default=600.0,
+                   help="seconds RLlib waits for the EnvRunners' samples in an iteration (RLlib's default: 60)")
     p.add_argument("--address", default=None, help="Ray cluster address (default: a local Ray)")
     p.add_argument("--num-cpus", type=int, default=2, help="CPUs of the local Ray (ignored with --address)")
     p.add_argument("--eval-games", type=int, default=200, help="duplicate games per bot at the end (0: none)")

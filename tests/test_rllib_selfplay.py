@@ -283,3 +283,20 @@ def test_selfplay_example_end_to_end(tmp_path):
     assert set(res["final_eval"]) == {"random", "greedy", "expert"}
     assert (out / "checkpoint").is_dir()
     assert "training throughput" in proc.stdout
+
+
+def test_examples_wait_for_slow_env_runners():
+    """Both batched examples give RLlib a long sample timeout (default 600 s, ``--sample-timeout``):
+    with RLlib's 60 s, EnvRunner actors (run by Ray at niceness 15) on a busy machine returned no steps."""
+    config = _config()
+    assert config.sample_timeout_s == 600.0
+    assert _config(sample_timeout=30.0).sample_timeout_s == 30.0
+    spec = importlib.util.spec_from_file_location("rllib_batched", EXAMPLE.parent / "rllib_batched.py")
+    batched = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(batched)
+    import argparse
+
+    args = argparse.Namespace(game="skyjo", players=2, opponents="random", seat="random", envs_per_runner=4,
+                              train_batch=64, minibatch=32, epochs=1, lr=1e-3, ent_coef=0.0, gamma=0.99,
+                              hidden=[8], num_env_runners=0, seed=0, snapshot_every=1)
+    assert batched.build_config(args).sample_timeout_s == 600.0
