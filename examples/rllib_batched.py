@@ -118,6 +118,8 @@ def build_config(a):
 
     register_env("cardgym_vec", rllib_vector_env)
     env_config = {"game": a.game, "num_players": a.players, "opponent": a.opponents.split(","), "seat": a.seat}
+    if getattr(a, "reward", None) is not None:
+        env_config["reward"] = a.reward  # the game's reward option (Skyjo: "score", per-round points)
     config = (
         PPOConfig()
         # RLlib's env pre-check steps unmasked random actions (illegal moves); off
@@ -126,6 +128,9 @@ def build_config(a):
                                                model_config={"hidden": a.hidden, "vf_share_layers": False}))
         .env_runners(num_env_runners=a.num_env_runners, num_envs_per_env_runner=a.envs_per_runner,
                      gym_env_vectorize_mode="vector_entry_point", num_cpus_per_env_runner=1,
+                     # RLlib's default is 60 s; Ray runs EnvRunner actors at niceness 15, and on a busy
+                     # machine a sample can take longer (the iteration then returns no steps at all)
+                     sample_timeout_s=getattr(a, "sample_timeout", 600.0),
                      rollout_fragment_length="auto")
         .learners(num_learners=0)
         .training(train_batch_size_per_learner=a.train_batch, minibatch_size=min(a.minibatch, a.train_batch),
@@ -149,6 +154,7 @@ def main(argv=None):
                    "learner's snapshots); comma-separated: each runner's batch is split into one block each")
     p.add_argument("--snapshot-every", type=int, default=5, help="iterations between 'self' snapshots")
     p.add_argument("--seat", default="random", help="the learner's seat, or 'random'")
+    p.add_argument("--reward", default=None, help="the game's reward option ('win', 'score'; default: the game's)")
     p.add_argument("--iterations", type=int, default=10)
     p.add_argument("--minutes", type=float, default=None, help="stop training after this wall time")
     p.add_argument("--envs-per-runner", type=int, default=1024, help="games in each EnvRunner's batch")
@@ -160,6 +166,8 @@ def main(argv=None):
     p.add_argument("--gamma", type=float, default=0.995)
     p.add_argument("--hidden", type=int, nargs="+", default=[256, 256])
     p.add_argument("--num-env-runners", type=int, default=0, help="0: sample in the driver process")
+    p.add_argument("--sample-timeout", type=float, default=600.0,
+                   help="seconds RLlib waits for the EnvRunners' samples in an iteration (RLlib's default: 60)")
     p.add_argument("--address", default=None, help="Ray cluster address (default: a local Ray)")
     p.add_argument("--num-cpus", type=int, default=2, help="CPUs of the local Ray (ignored with --address)")
     p.add_argument("--eval-games", type=int, default=200, help="duplicate games per bot at the end (0: none)")
@@ -227,7 +235,7 @@ def main(argv=None):
             lo, hi = r["ci95"]
             print(f"vs {bot:<8} win rate {100 * r['a_win_rate']:5.1f}% (95% CI {100 * lo:.1f}-{100 * hi:.1f}, "
                   f"{r['games']} duplicate games: {r['wins']} W / {r['draws']} D / {r['losses']} L)", flush=True)
-    result = {"game": a.game, "players": a.players, "opponents": a.opponents, "ray": ray.__version__,
+    result = {"game": a.game, "players": a.players, "opponents": a.opponents, "reward": a.reward, "ray": ray.__version__,
               "address": where, "num_env_runners": a.num_env_runners, "envs_per_runner": a.envs_per_runner,
               "steps_per_second": round(steps_per_s, 1), "history": history, "final_eval": final}
     if a.out:

@@ -218,7 +218,7 @@ def test_cardgym_imports_no_ray():
 # ----------------------------------------------------------------------------- with Ray installed
 def _rllib():
     """Skip unless RLlib and torch import; the module file then imports."""
-    pytest.importorskip("ray.rllib")
+    pytest.importorskip("ray.rllib", reason="ray[rllib] is not installed (pip install -e '.[rllib]')")
     pytest.importorskip("torch")
     from cardgym.wrappers import rllib_module
 

@@ -251,6 +251,17 @@ def test_rllib_batched_example_end_to_end(tmp_path):
     res = json.loads((out / "results.json").read_text())
     assert len(res["history"]) == 2 and res["history"][-1]["env_steps"] >= 384
     assert res["num_env_runners"] == 1 and res["envs_per_runner"] == 12 and res["steps_per_second"] > 0
-    assert set(res["final_eval"]) == set(cardgym.get_game("skyjo").bots)
+    from cardgym.eval import baseline_bots
+
+    assert set(res["final_eval"]) == set(baseline_bots("skyjo"))  # random, greedy, expert (not search)
     assert (out / "checkpoint").is_dir()
     assert "training throughput" in proc.stdout
+
+
+def test_rllib_batched_example_reward_option_reaches_the_env():
+    config = _config(reward="score")
+    from ray.rllib.env.single_agent_env_runner import SingleAgentEnvRunner
+
+    runner = SingleAgentEnvRunner(config=config)
+    assert all(e.rules.reward == "score" for e in runner.env.unwrapped.envs)
+    assert _config().env_config.get("reward") is None  # default: the game's own reward

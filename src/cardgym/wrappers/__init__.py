@@ -10,11 +10,17 @@
   [`rllib_vector_env`][cardgym.wrappers.rllib_vector.rllib_vector_env]: the compiled vector env with
   that Dict for RLlib's single-agent EnvRunners (``gym_env_vectorize_mode="vector_entry_point"``),
   the batch split over one or more opponents. No Ray import.
+- ``cardgym.wrappers.rllib_selfplay.SelfPlayBatch``: every seat of a compiled batch played from outside
+  and cut into per-seat trajectories (batched self-play; no Ray import), driven by
+  ``cardgym.wrappers.rllib_runner.SelfPlayEnvRunner``, an RLlib EnvRunner (imports Ray, so it is not
+  imported here either): ``examples/rllib_selfplay_batched.py``.
 """
 
 from __future__ import annotations
 
 from .rllib import RLlibKeys, rllib_keys
+from .rllib_selfplay import SeatChunk, SelfPlayBatch
 from .rllib_vector import PolicySlot, RLlibVectorEnv, rllib_vector_env
 
-__all__ = ["rllib_keys", "RLlibKeys", "RLlibVectorEnv", "rllib_vector_env", "PolicySlot"]
+__all__ = ["rllib_keys", "RLlibKeys", "RLlibVectorEnv", "rllib_vector_env", "PolicySlot", "SelfPlayBatch",
+           "SeatChunk"]
