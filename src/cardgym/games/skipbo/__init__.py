@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ...core.game import DictEncoder, FlatEncoder, GameSpec
+from .._shared.presets import CLONE_EXPERT
 from .bots import bot_greedy, bot_random
 from .expert import bot_expert
 from .invariants import cards_of, check_state
@@ -43,6 +44,7 @@ GAME = GameSpec(
     render_ansi=render_ansi,
     result=result,
     extras={"cards": cards, "resample_hidden": resample_hidden},
+    train_preset=dict(CLONE_EXPERT, hidden=(512, 512), opponents="greedy:0.5,random:0.2,self:0.3"),
 )
 
 __all__ = ["GAME", "SkipBoRules"]

@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...core.game import DictEncoder, Field, FlatEncoder, GameSpec
+from .._shared.presets import CLONE_EXPERT
 from . import kernels as K
 from .bots import bot_greedy, bot_random
 from .expert import bot_expert
@@ -252,4 +253,5 @@ GAME = GameSpec(
     render_ansi=render_ansi,
     result=result,
     extras={"cards": cards, "resample_hidden": resample_hidden, "state_layout": state_layout},
+    train_preset=dict(CLONE_EXPERT, hidden=(512, 512), opponents="greedy:0.4,random:0.4,self:0.2"),
 )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ...core.game import DictEncoder, FlatEncoder, GameSpec
+from .._shared.presets import CLONE_EXPERT
 from . import views
 from .invariants import cards_of, check_state
 from .bots import bot_greedy, bot_random
@@ -50,6 +51,9 @@ GAME = GameSpec(
     result=views.result,
     extras={"cards": views.cards, "resample_hidden": views.resample_hidden,
             "describe_action": views.describe_action},
+    # trainer defaults: per-round points (dense) as a zero-sum difference, plus a win bonus at the end
+    train_preset=dict(CLONE_EXPERT, rules={"reward": "score"}, reward="diff", reward_scale=0.02, win_bonus=1.0,
+                      opponents="greedy:0.7,random:0.05,self:0.25"),
 )
 
 __all__ = ["GAME", "SkyjoRules"]
