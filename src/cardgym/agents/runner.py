@@ -11,6 +11,10 @@ from __future__ import annotations
 
 from ..core.episodes import EXTERNAL, EpisodeDriver, as_batched
 
-BatchRunner = EpisodeDriver
+
+class BatchRunner(EpisodeDriver):
+    """`cardgym.core.episodes.EpisodeDriver` under its older name (same arguments, same methods): records
+    of one game, ``players`` (bot names and policies) and ``seat_player[i, seat]`` (a player index or
+    `EXTERNAL`); ``play()`` lets the players act until every game is over or waits for an external seat."""
 
 __all__ = ["BatchRunner", "EXTERNAL", "as_batched"]
