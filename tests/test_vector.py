@@ -269,3 +269,31 @@ def test_vector_env_opponent_list_bad_input():
         v.set_opponent(1, "greedy")
     with pytest.raises(ValueError, match="neither a bot"):
         v.add_opponent("nobot")
+
+
+def test_single_env_and_vector_env_share_the_driver():
+    """A Python opponent in the single-agent env and in a one-game vector env is played by the same
+    episode driver: the same seed gives the same episode, opening and re-deals included."""
+    import gymnasium as gym
+
+    def first_legal(obs, mask):
+        return int(np.flatnonzero(mask)[-1])
+
+    single = gym.make("cardgym/Skyjo-v0", opponent=first_legal, seat=1, episode="round").unwrapped
+    vec = cardgym.make_vec("skyjo", 1, opponent=first_legal, seat=1, autoreset_mode="same_step", episode="round")
+    obs_s, info_s = single.reset(seed=21)
+    obs_v, info_v = vec.reset(seed=[21])
+    rng = np.random.default_rng(3)
+    ends = 0
+    for _ in range(60):
+        np.testing.assert_array_equal(obs_s, obs_v[0])
+        np.testing.assert_array_equal(info_s["action_mask"], info_v["action_mask"][0])
+        a = int(rng.choice(np.flatnonzero(info_s["action_mask"])))
+        obs_s, r_s, term, trunc, info_s = single.step(a)
+        obs_v, r_v, term_v, trunc_v, info_v = vec.step(np.array([a]))
+        assert (r_s, term, trunc) == (float(r_v[0]), bool(term_v[0]), bool(trunc_v[0]))
+        if term or trunc:
+            np.testing.assert_array_equal(obs_s, info_v["final_obs"][0])
+            obs_s, info_s = single.reset()  # the record's own generator, as the vector env's autoreset
+            ends += 1
+    assert ends > 0 and single.decisions == vec.decisions
