@@ -130,6 +130,7 @@ class CardGameVectorEnv(VectorEnv):
         self._needs_reset = np.zeros(n, np.bool_)
         self._acts = np.zeros(n, np.int64)
         self._all = np.ones(n, np.bool_)
+        self._ar = np.arange(n, dtype=np.int64)
         # one step/reset at a time: the batch arrays are shared, a second thread would interleave
         self._busy = threading.Lock()
         self._started = False
@@ -316,37 +317,45 @@ class CardGameVectorEnv(VectorEnv):
         return np.array([self._c.seedless(self._states, int(i)) for i in idx], np.int64)
 
     def _policy_step(self):
-        drv, n = self._driver, self.num_envs
+        drv, n, ar = self._driver, self.num_envs, self._ar
         self._illegal[:] = 0
         restart = np.flatnonzero(self._needs_reset)
         if restart.size:
             self._policy_start(restart, self._seedless(restart))
             self._needs_reset[restart] = False
-        busy = np.zeros(n, np.bool_)
-        busy[restart] = True
         acts = self._acts
         inside = (acts >= 0) & (acts < self._masks.shape[1])
-        legal = inside & (self._masks[np.arange(n), np.clip(acts, 0, self._masks.shape[1] - 1)] != 0)
+        legal = inside & (self._masks[ar, np.where(inside, acts, 0)] != 0)
+        busy = np.zeros(n, np.bool_)
+        busy[restart] = True
         bad = ~busy & ~legal
-        go = np.flatnonzero(~busy & legal)
+        every = not restart.size and not bad.any()  # the common case: every game steps
+        go = ar if every else np.flatnonzero(~busy & legal)
         drv.rewards[:] = 0
         d0 = drv.decisions
         drv.apply(go, acts[go])
         drv.play()
         self.decisions += drv.decisions - d0
         status = self._states["status"]
-        stepped = ~busy
         self.seat_rewards[:] = drv.rewards
-        self._rew[stepped] = drv.rewards[np.arange(n), self._seats][stepped]
+        if every:
+            self._rew[:] = drv.rewards[ar, self._seats]
+            np.equal(status, 1, out=self._term)
+            np.equal(status, 2, out=self._trunc)
+            drv.observe(ar, self._seats, out=self._obs)
+            stepped = self._all
+        else:
+            stepped = ~busy
+            self._rew[stepped] = drv.rewards[ar, self._seats][stepped]
+            self._term[stepped] = status[stepped] == 1
+            self._trunc[stepped] = status[stepped] == 2
+            if bad.any():
+                self._rew[bad] = self.illegal_penalty
+                self._term[bad] = True
+                self._trunc[bad] = False
+                self._illegal[bad] = 1
+            self._obs[stepped] = drv.observe(np.flatnonzero(stepped), self._seats[stepped])
         drv.rewards[:] = 0
-        self._term[stepped] = status[stepped] == 1
-        self._trunc[stepped] = status[stepped] == 2
-        if bad.any():
-            self._rew[bad] = self.illegal_penalty
-            self._term[bad] = True
-            self._trunc[bad] = False
-            self._illegal[bad] = 1
-        self._obs[stepped] = drv.observe(np.flatnonzero(stepped), self._seats[stepped])
         done = np.flatnonzero(stepped & (self._term | self._trunc))
         if done.size:
             if self._same_step:
