@@ -369,4 +369,4 @@ class Trainer(RolloutMixin, CheckpointMixin):
                   ylabel="win rate", ylim=(0, 1), hline=0.5)
 
 
-from .cli import build_parser, config_from_args, main  # noqa: E402,F401  (re-exported)
+from .cli import _value, build_parser, config_from_args, main  # noqa: E402,F401  (re-exported: examples use _value)
