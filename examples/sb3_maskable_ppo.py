@@ -80,7 +80,7 @@ def main(argv=None) -> dict:
     out = Path(a.out)
     out.mkdir(parents=True, exist_ok=True)
     gym_id = cardgym.GAMES[a.game][1]
-    from cardgym.train.ppo import _value
+    from cardgym.train.cli import _value
 
     rules = {"num_players": a.players}
     for kv in a.rule:

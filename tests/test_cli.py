@@ -159,7 +159,7 @@ def test_num_players_has_one_spelling_and_an_alias(capsys):
 
 
 def test_train_flags_match_play_and_eval():
-    from cardgym.train.ppo import config_from_args
+    from cardgym.train.cli import config_from_args
 
     cfg, _ = config_from_args(["skipbo", "--num-players", "4", "--teams", "true", "--stock-size", "5",
                                "--rule", "reward=score"])

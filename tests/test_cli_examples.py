@@ -51,7 +51,7 @@ def documented_commands() -> list:
     sources = [("README.md", (ROOT / "README.md").read_text())]
     sources += [(f"docs/{p.name}", p.read_text()) for p in sorted((ROOT / "docs").glob("*.md"))]
     sources.append(("cardgym --help", USAGE))
-    from cardgym.train.ppo import build_parser as train_parser
+    from cardgym.train.cli import build_parser as train_parser
 
     sources.append(("cardgym train --help", train_parser().epilog))
     out, seen = [], set()
@@ -88,7 +88,7 @@ def test_documented_command_runs(where, cmd, capsys, monkeypatch, tmp_path):
     argv = shlex.split(cmd)[1:]
     sub = argv[0]
     if sub == "train":
-        from cardgym.train.ppo import config_from_args
+        from cardgym.train.cli import config_from_args
 
         cfg, _ = config_from_args(argv[1:])
         cardgym.get_game(cfg.game).make_rules(**cfg.rules)  # the rule options are valid for the game

@@ -95,13 +95,19 @@ def test_pretraining_needs_a_teacher_bot(tmp_path):
 
 
 def test_presets_and_flags():
-    from cardgym.train.ppo import PRESETS, config_from_args
+    import cardgym
+    from cardgym.train import build_parser, config_from_args
 
     cfg, resume = config_from_args(["skyjo"])
     assert not resume and cfg.imitate == "expert" and cfg.pretrain_steps == 2_000_000
     assert cfg.reward == "diff" and cfg.rules["reward"] == "score" and cfg.hidden == (256, 256)
     cfg, _ = config_from_args(["skipbo_junior"])
-    assert cfg.hidden == tuple(PRESETS["skipbo_junior"]["hidden"]) and cfg.lr == PRESETS["skipbo_junior"]["lr"]
+    preset = cardgym.get_game("skipbo_junior").train_preset  # presets live with the games
+    assert cfg.hidden == tuple(preset["hidden"]) and cfg.lr == preset["lr"]
+    # the help's defaults come from the games' presets
+    helptext = " ".join(build_parser().format_help().split())
+    assert "skipbo and skipbo_junior 512,512" in helptext and "skyjo 256,256" in helptext  # + test games
+    assert "skyjo's preset sets reward=score" in helptext
     # explicit flags win over the preset
     cfg, resume = config_from_args(["skyjo", "--lr", "3e-4", "--hidden", "64,64", "--imitate", "", "--steps", "1e5",
                                     "--pretrain-steps", "0", "--epochs", "4", "--resume"])
@@ -127,3 +133,25 @@ def test_init_from_a_model_and_resume_guard(tmp_path):
     # resuming with another opponent mix is refused with the way out
     with pytest.raises(ValueError, match=r"opponents.*--init"):
         _run(tmp_path / "a", steps=512, extra=["--resume", "--opponents", "random:1"])
+
+
+def test_trainer_rolls_out_through_the_public_vector_env(tmp_path):
+    """The trainer's games are a `CardGameVectorEnv` (bots, the teacher, then the snapshot pool as its
+    opponents), and its episodes start from the run's generator through ``new_episode``."""
+    from cardgym.core.vector import CardGameVectorEnv
+    from cardgym.train import Config, Trainer
+
+    tr = Trainer(Config(game="skyjo", out=str(tmp_path), num_envs=8, hidden=(16,), imitate="expert",
+                        opponents="greedy:0.5,self:0.5", pool_size=2, progress=False))
+    assert type(tr.vec) is CardGameVectorEnv
+    assert tr.vec.opponents[:2] == ["greedy", "expert"] and len(tr.vec.opponents) == 3  # + the first snapshot
+    tr._assign()
+    b = tr.collect(4)
+    assert b["obs"].shape == (32, tr.obs_size) and "label" in b
+    # the learner seat and opponent of every game: what the run's draw chose
+    sp = tr.vec.driver.seat_player
+    assert (sp[np.arange(8), tr.seats] == -1).all()
+    kinds = np.array([tr.kinds[k] for k in tr.env_kind])
+    assert (sp[np.arange(8), 1 - tr.seats][kinds == "greedy"] == 0).all()
+    assert (sp[np.arange(8), 1 - tr.seats][kinds == "self"] == 2).all()
+

@@ -36,14 +36,7 @@ def load_model_opponent(game, path, rules=None, observation: str | None = None):
     return policy
 
 
-def _batch_runner():
-    from .agents.runner import BatchRunner
-
-    return BatchRunner
-
-
 def plug_in() -> None:
     """Fill every slot of `cardgym.core.plugins` with this package's implementation."""
     plugins.plug("rgb_array", _rgb_array)
     plugins.plug("model_opponent", lambda: load_model_opponent)
-    plugins.plug("batch_runner", _batch_runner)

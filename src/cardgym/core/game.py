@@ -177,6 +177,9 @@ class GameSpec:
     #: every card code physically in a *valid* record, ``(record, rules) -> int8 array`` (the test kit's
     #: card-conservation check and `validate_record` use it)
     cards_of: Callable[[Any, Any], np.ndarray] | None = None
+    #: defaults of ``cardgym train GAME`` (`cardgym.train.Config` field -> value; ``rules`` a dict of
+    #: rule options); every command-line flag overrides them
+    train_preset: Mapping[str, Any] = field(default_factory=dict)
 
     @property
     def gym_class(self) -> str:

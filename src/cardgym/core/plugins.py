@@ -15,7 +15,6 @@ from typing import Any, Callable
 SLOTS = {
     "rgb_array": "the table as a picture: (game, record, rules, viewer=None) -> uint8 array (H, W, 3)",
     "model_opponent": "a saved model as an opponent: (game, path, rules, observation) -> policy with .act",
-    "batch_runner": "the class that plays Python policies on a batch of records (game, rules, n, observation)",
 }
 
 _loaders: dict[str, Callable[[], Any]] = {}

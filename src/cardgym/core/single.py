@@ -14,6 +14,7 @@ from gymnasium import spaces
 from .actions import check_action
 from .aec import check_seed, entropy_seed, parse_reset_options, render_frame
 from .batch import new_batch, setup
+from .episodes import EXTERNAL, EpisodeDriver
 from .fastcall import entry
 from .game import RUNNING, DictEncoder, GameSpec
 from .opponents import check_learner_can_act, resolve_opponent, resolve_seat
@@ -85,6 +86,13 @@ class CardGameEnv(gym.Env):
         self.seat = None
         self.decisions = 0  # every seat's decisions taken so far (benchmarks read it)
         self._obs_buf = np.zeros(size, np.float32)
+        self._driver = None
+        if self._policy is not None:
+            # Python opponents: the episode driver plays them (one call per decision, as before: float64
+            # rewards, the callable called itself rather than a batched ``act`` on one record)
+            self._driver = EpisodeDriver(game, self.rules, 1, observation, compiled=self._c, reward_dtype=np.float64)
+            self._driver.add_player(self._policy, per_record=True)
+            self._states, self._masks = self._driver.states, self._driver.masks
 
     # -------------------------------------------------------------- helpers
     def _observation(self, seat: int):
@@ -116,27 +124,6 @@ class CardGameEnv(gym.Env):
         c = self.game.compiled(bot=self.game.bot_index(bot), obs=self._which_obs)
         return int(c.bot_one(self._states, 0, self._params, self._masks[0], 0))
 
-    def _play_policy_opponents(self):
-        """Python opponents: play until the learner's turn; returns the learner's reward."""
-        states, game, mask = self._states, self.game, self._masks[0]
-        reward = 0.0
-        rec = states[0]
-        while rec["status"] == RUNNING and rec["current"] != self.seat:
-            seat = int(rec["current"])
-            action = self._policy(self._observation(seat), mask.copy())
-            try:
-                a = int(action)
-            except (TypeError, ValueError):
-                raise ValueError(f"opponent returned {action!r}, not an action id") from None
-            if not (0 <= a < game.num_actions) or not mask[a]:
-                raise ValueError(
-                    f"opponent for seat {seat} chose illegal action {a}; legal: {np.flatnonzero(mask).tolist()}"
-                )
-            self._c.apply_one(states, 0, self._params, a, mask)
-            self.decisions += 1
-            reward += float(rec["reward"][self.seat])
-        return reward
-
     # ------------------------------------------------------------------ API
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         super().reset(seed=seed)
@@ -156,20 +143,16 @@ class CardGameEnv(gym.Env):
             )
             self.seat = int(self._seats[0])
         else:
-            self._c.reset_one(self._states, 0, self._params, seed, deck, len(deck), self._masks[0])
-            self.seat = (
-                self._seat_choice if self._seat_choice >= 0 else int(self._c.draw_seat(self._states, 0))
-            )
-            self._play_policy_opponents()
-            if len(deck) and self._states[0]["status"] != RUNNING:
+            drv = self._driver
+            d0 = drv.decisions
+            # a stacked deck that ends before the learner's first decision is refused, not re-dealt
+            over = drv.start([0], [seed], [self._seat_choice], [0], deck=deck if len(deck) else None,
+                             redeal=not len(deck))
+            self.decisions += drv.decisions - d0
+            if over.size:
                 self._started = False
                 raise ValueError(self._dead_deck_message())
-            while self._states[0]["status"] != RUNNING:  # over before the learner's first decision
-                seed = int(self._c.seedless(self._states, 0))
-                self._c.reset_one(self._states, 0, self._params, seed, deck, 0, self._masks[0])
-                if self._seat_choice < 0:
-                    self.seat = int(self._c.draw_seat(self._states, 0))
-                self._play_policy_opponents()
+            self.seat = int(drv.seats[0])
             self._c.observe_one(self._states, 0, self._params, self.seat, self._obs[0], self._which_obs)
         self._started = True
         self._done = self._states[0]["status"] != RUNNING
@@ -218,10 +201,14 @@ class CardGameEnv(gym.Env):
             self._needs_reset[0] = False
             reward = float(self._rew[0])
         else:
-            rec = self._states[0]
-            self._c.apply_one(self._states, 0, self._params, a, self._masks[0])
-            self.decisions += 1
-            reward = float(rec["reward"][self.seat]) + self._play_policy_opponents()
+            drv = self._driver
+            d0 = drv.decisions
+            drv.rewards[0] = 0
+            self._acts[0] = a
+            drv.apply([0], self._acts)
+            drv.play()
+            self.decisions += drv.decisions - d0
+            reward = float(drv.rewards[0, self.seat])
             self._c.observe_one(self._states, 0, self._params, self.seat, self._obs[0], self._which_obs)
         status = int(self._states[0]["status"])
         terminated, truncated = status == 1, status == 2
@@ -287,6 +274,10 @@ class CardGameEnv(gym.Env):
         self._states[:] = arr
         self.seat = seat
         self._seats[0] = seat  # the compiled step's learner seat
+        if self._driver is not None:  # the driver's: the opponent plays every other seat
+            self._driver.seats[0] = seat
+            self._driver.seat_player[0, :] = 0
+            self._driver.seat_player[0, seat] = EXTERNAL
         self._done = done
         self._needs_reset[0] = False
         if running:

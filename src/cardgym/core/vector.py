@@ -9,10 +9,10 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from . import plugins
 from .actions import check_actions
 from .aec import check_seed, entropy_seed
 from .batch import new_batch, setup
+from .episodes import EXTERNAL, EpisodeDriver
 from .fastcall import entry
 from .game import DictEncoder, GameSpec
 from .opponents import check_learner_can_act, is_bot_name, resolve_opponent, resolve_seat
@@ -38,7 +38,10 @@ class CardGameVectorEnv(VectorEnv):
         num_envs: batch size.
         opponent: a bot name of the game (``"random"``, ``"greedy"``, ...), played inside the compiled
             step; or a saved model path / a policy (``(obs, mask) -> action``, batched ``act`` if it has
-            one), whose decisions are taken in batches from Python between compiled calls.
+            one), whose decisions are taken in batches from Python between compiled calls (the episode
+            driver, `cardgym.core.episodes.EpisodeDriver`); or a list of those, each env being played
+            by one of them per episode: env ``i`` by ``opponent[i % len(opponent)]``, unless
+            ``new_episode`` chooses. `add_opponent` / `set_opponent` change the list later.
         seat: the learner's seat in every game, or ``"random"`` (drawn per episode).
         observation: a flat encoder name (``"vector"``).
         autoreset_mode: ``"next_step"`` (Gymnasium's default: the step after the end resets that game
@@ -47,7 +50,17 @@ class CardGameVectorEnv(VectorEnv):
         illegal_penalty: reward of an illegal action (which ends that episode).
         copy: return copies of the batch arrays (default); ``False`` returns the env's own buffers,
             which the next call overwrites (fastest).
+        new_episode: ``None``, or a callable ``new_episode(env_indices) -> (seeds, seats, opponents)``
+            (three integer arrays as long as ``env_indices``) called whenever those envs start an
+            episode (``reset()``, autoreset, and the replacement of a deal that ends before the
+            learner's first decision): each env is dealt ``seeds[k]``, with the learner at ``seats[k]``
+            (``-1``: drawn from the deal) against ``opponent[opponents[k]]``. Its seeds replace those of
+            ``reset(seed=...)``. The built-in trainer draws its deals, seats and opponent mixture this
+            way. Opponents are then driven from Python (bots still decide in compiled calls).
         **options: the game's rule options.
+
+    With opponents driven from Python, ``seat_rewards`` (float32 ``(num_envs, max_players)``) holds
+    every seat's reward of the last ``step()`` (before an autoreset of ``"same_step"``).
     """
 
     def __init__(
@@ -60,21 +73,31 @@ class CardGameVectorEnv(VectorEnv):
         autoreset_mode: str = "next_step",
         illegal_penalty: float = -1.0,
         copy: bool = True,
+        new_episode=None,
         **options,
     ):
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
-        self._policy = None
-        if not is_bot_name(game, opponent):
-            # a model path or a Python policy: opponents are driven in batches from Python
-            _, self._policy = resolve_opponent(game, opponent, options, observation)
+        if new_episode is not None and not callable(new_episode):
+            raise ValueError(f"new_episode must be None or a callable (env_indices) -> (seeds, seats, opponents), "
+                             f"got {new_episode!r}")
+        several = isinstance(opponent, (list, tuple))
+        if several and not opponent:
+            raise ValueError("opponent must be a bot name, a model path, a policy or a non-empty list of those")
+        # a model path, a Python policy, several opponents or a caller choosing the deals: the episodes
+        # are driven from Python (`EpisodeDriver`); a single bot name: all inside the compiled step
+        self._python = several or new_episode is not None or not is_bot_name(game, opponent)
+        self._opponents = [self._resolve(game, o, options, observation)
+                           for o in (opponent if several else [opponent])] if self._python else []
+        self._new_episode = new_episode
         if autoreset_mode not in _MODES:
             raise ValueError(f"autoreset_mode must be one of {sorted(_MODES)}, got {autoreset_mode!r}")
         self.game = game
         self.rules = game.make_rules(**options)
         self._params = self.rules.params()
-        self._which_bot = game.bot_index(opponent) if self._policy is None else 0
+        self._which_bot = 0 if self._python else game.bot_index(opponent)
         self.encoder = game.encoder(observation)
+        self.encoder_name = observation
         self._which_obs = game.obs_index(observation)
         self._c = game.compiled(bot=self._which_bot, obs=self._which_obs)  # compiles only these
         if isinstance(self.encoder, DictEncoder):
@@ -105,14 +128,59 @@ class CardGameVectorEnv(VectorEnv):
         )
         self._f_step = None  # the compiled step, resolved on the first step (see _compiled_step)
         self._all = np.ones(n, np.bool_)
+        self._ar = np.arange(n, dtype=np.int64)
         # one step/reset at a time: the batch arrays are shared, a second thread would interleave
         self._busy = threading.Lock()
         self._started = False
         self.decisions = 0  # every seat's decisions taken so far (benchmarks read it)
-        if self._policy is not None:
-            self._runner = plugins.get("batch_runner")(game, self.rules, n, observation)
-            self._runner.add_player(self._policy)
-            self._states, self._masks = self._runner.states, self._runner.masks
+        self.seat_rewards = None
+        if self._python:
+            self._driver = EpisodeDriver(game, self.rules, n, observation, compiled=self._c)
+            for o in self._opponents:
+                self._driver.add_player(o)
+            self._states, self._masks, self._seats = self._driver.states, self._driver.masks, self._driver.seats
+            self.seat_rewards = np.zeros((n, game.max_players), np.float32)
+
+    @staticmethod
+    def _resolve(game, opponent, options, observation):
+        """A bot name as is (the driver runs it compiled), else the policy a model path / callable gives."""
+        if is_bot_name(game, opponent):
+            return opponent
+        return resolve_opponent(game, opponent, options, observation)[1]
+
+    def add_opponent(self, opponent) -> int:
+        """Append an opponent (bot name, model path or policy) to a Python-driven env's list; returns its
+        index (for ``new_episode``). Envs already playing keep their opponent until their next episode."""
+        self._need_python("add_opponent")
+        o = self._resolve(self.game, opponent, self.rules, self.encoder_name)
+        self._opponents.append(o)
+        return self._driver.add_player(o)
+
+    def set_opponent(self, index: int, opponent) -> None:
+        """Replace opponent ``index`` of a Python-driven env (e.g. by a newer snapshot of a policy): the
+        envs it plays continue their episodes against the new one."""
+        self._need_python("set_opponent")
+        if isinstance(index, bool) or not isinstance(index, (int, np.integer)) or not 0 <= index < len(self._opponents):
+            raise ValueError(f"opponent index must be 0..{len(self._opponents) - 1}, got {index!r}")
+        o = self._resolve(self.game, opponent, self.rules, self.encoder_name)
+        self._opponents[index] = o
+        self._driver.set_player(int(index), o)
+
+    @property
+    def opponents(self) -> list:
+        """The opponents of a Python-driven env (bot names and policies), in index order."""
+        return list(self._opponents)
+
+    @property
+    def driver(self):
+        """The `cardgym.core.episodes.EpisodeDriver` of a Python-driven env (``None`` when every
+        opponent is a compiled bot): its records, masks and seat assignment, for checkpoints."""
+        return self._driver if self._python else None
+
+    def _need_python(self, what):
+        if not self._python:
+            raise ValueError(f"{what}() needs opponents driven from Python: build the env with a list of "
+                             f"opponents, a policy or new_episode=")
 
     def _out(self, arr):
         return arr.copy() if self.copy else arr
@@ -148,8 +216,8 @@ class CardGameVectorEnv(VectorEnv):
         if options:
             raise ValueError(f"the vector env takes no reset options (got {sorted(options)}); stacked decks "
                              f"are for the single environments")
-        seeds = self._seeds(seed)
-        if self._policy is not None:
+        seeds = self._seeds(seed) if self._new_episode is None else None
+        if self._python:
             self._started = True
             self._policy_start(np.arange(self.num_envs), seeds)
             self._needs_reset[:] = False
@@ -180,7 +248,7 @@ class CardGameVectorEnv(VectorEnv):
         if not self._started:
             raise RuntimeError("step() called before reset()")
         check_actions(actions, self.num_envs, self._masks.shape[1], self._acts)
-        if self._policy is not None:
+        if self._python:
             self._policy_step()
         else:
             self._compiled_step()
@@ -203,61 +271,90 @@ class CardGameVectorEnv(VectorEnv):
             self._f_step = entry(step, self._batch, self._params, self._setup)
         self.decisions += self._f_step(self._batch, self._params, self._setup)
 
-    # ---------------------------------------------- Python-policy opponents (models, callables)
+    # ---------------------------------------- opponents driven from Python (`EpisodeDriver`)
+    def _draw(self, idx):
+        """``(seeds, seats, opponents)`` of the new episodes of envs ``idx`` from ``new_episode``, checked."""
+        out = self._new_episode(idx.copy())
+        try:
+            seeds, seats, players = (np.asarray(a) for a in out)
+        except (TypeError, ValueError):
+            raise ValueError(f"new_episode must return (seeds, seats, opponents), got {out!r}") from None
+        n, k = self.rules.num_players, idx.size
+        for name, a, lo, hi in (("seeds", seeds, 0, 2**63 - 1), ("seats", seats, -1, n - 1),
+                                ("opponents", players, 0, len(self._opponents) - 1)):
+            if a.shape != (k,) or a.dtype.kind not in "iu" or (k and (a.min() < lo or a.max() > hi)):
+                raise ValueError(f"new_episode returned {name}={a!r}; expected {k} integers in {lo}..{hi}")
+        return seeds.astype(np.int64), seats.astype(np.int64), players.astype(np.int64)
+
     def _policy_start(self, idx, seeds):
-        """Reset records ``idx``, draw the learner seats and let the opponent policy play up to the
-        learner's first decision (the Python twin of the compiled ``start_episode``)."""
-        run, c = self._runner, self._c
-        run.reset(seeds, idx)
-        for i in idx:
-            seat = self._seat_choice if self._seat_choice >= 0 else int(c.draw_seat(self._states, int(i)))
-            self._seats[i] = seat
-            run.seat_player[i, :] = 0
-            run.seat_player[i, seat] = -1
-        self.decisions += run.play()
-        self._rew[idx] = run.rewards[idx, self._seats[idx]]
-        run.rewards[idx] = 0
-        self._obs[idx] = run.observe(idx, self._seats[idx])
+        """Start episodes in envs ``idx`` through the episode driver: reset (``seeds``, or those of
+        ``new_episode``), learner seats, opponents up to the learner's first decision, re-deals."""
+        drv = self._driver
+        d0 = drv.decisions
+        if self._new_episode is not None:
+            seeds, seats, players = self._draw(idx)
+            drv.start(idx, seeds, seats, players, redeal=self._draw)
+        else:
+            seats = np.full(idx.size, self._seat_choice, np.int64)
+            drv.start(idx, seeds, seats, idx % len(self._opponents))
+        self.decisions += drv.decisions - d0
+        self._rew[idx] = drv.rewards[idx, self._seats[idx]]
+        drv.rewards[idx] = 0
+        self._obs[idx] = drv.observe(idx, self._seats[idx])
         self._term[idx] = False
         self._trunc[idx] = False
 
+    def _seedless(self, idx):
+        if self._new_episode is not None:
+            return None
+        return np.array([self._c.seedless(self._states, int(i)) for i in idx], np.int64)
+
     def _policy_step(self):
-        run, c, n = self._runner, self._c, self.num_envs
+        drv, n, ar = self._driver, self.num_envs, self._ar
         self._illegal[:] = 0
         restart = np.flatnonzero(self._needs_reset)
         if restart.size:
-            seeds = np.array([c.seedless(self._states, int(i)) for i in restart], np.int64)
-            self._policy_start(restart, seeds)
+            self._policy_start(restart, self._seedless(restart))
             self._needs_reset[restart] = False
-        busy = np.zeros(n, np.bool_)
-        busy[restart] = True
         acts = self._acts
         inside = (acts >= 0) & (acts < self._masks.shape[1])
-        legal = inside & (self._masks[np.arange(n), np.clip(acts, 0, self._masks.shape[1] - 1)] != 0)
+        legal = inside & (self._masks[ar, np.where(inside, acts, 0)] != 0)
+        busy = np.zeros(n, np.bool_)
+        busy[restart] = True
         bad = ~busy & ~legal
-        go = np.flatnonzero(~busy & legal)
-        run.rewards[:] = 0
-        run.apply(go, acts[go])
-        self.decisions += go.size + run.play()
+        every = not restart.size and not bad.any()  # the common case: every game steps
+        go = ar if every else np.flatnonzero(~busy & legal)
+        drv.rewards[:] = 0
+        d0 = drv.decisions
+        drv.apply(go, acts[go])
+        drv.play()
+        self.decisions += drv.decisions - d0
         status = self._states["status"]
-        stepped = ~busy
-        self._rew[stepped] = run.rewards[np.arange(n), self._seats][stepped]
-        run.rewards[:] = 0
-        self._term[stepped] = status[stepped] == 1
-        self._trunc[stepped] = status[stepped] == 2
-        if bad.any():
-            self._rew[bad] = self.illegal_penalty
-            self._term[bad] = True
-            self._trunc[bad] = False
-            self._illegal[bad] = 1
-        self._obs[stepped] = run.observe(np.flatnonzero(stepped), self._seats[stepped])
+        self.seat_rewards[:] = drv.rewards
+        if every:
+            self._rew[:] = drv.rewards[ar, self._seats]
+            np.equal(status, 1, out=self._term)
+            np.equal(status, 2, out=self._trunc)
+            drv.observe(ar, self._seats, out=self._obs)
+            stepped = self._all
+        else:
+            stepped = ~busy
+            self._rew[stepped] = drv.rewards[ar, self._seats][stepped]
+            self._term[stepped] = status[stepped] == 1
+            self._trunc[stepped] = status[stepped] == 2
+            if bad.any():
+                self._rew[bad] = self.illegal_penalty
+                self._term[bad] = True
+                self._trunc[bad] = False
+                self._illegal[bad] = 1
+            self._obs[stepped] = drv.observe(np.flatnonzero(stepped), self._seats[stepped])
+        drv.rewards[:] = 0
         done = np.flatnonzero(stepped & (self._term | self._trunc))
         if done.size:
             if self._same_step:
                 self._final[done] = self._obs[done]
-                seeds = np.array([c.seedless(self._states, int(i)) for i in done], np.int64)
                 term, trunc, rew = self._term[done].copy(), self._trunc[done].copy(), self._rew[done].copy()
-                self._policy_start(done, seeds)
+                self._policy_start(done, self._seedless(done))
                 self._term[done], self._trunc[done], self._rew[done] = term, trunc, rew
             else:
                 self._needs_reset[done] = True
@@ -352,10 +449,29 @@ class CardGameVectorEnv(VectorEnv):
             else:
                 self._c.legal_one(self._states, i, self._params, self._masks[i])
             self._c.observe_one(self._states, i, self._params, seats[i], self._obs[i], self._which_obs)
-        if self._policy is not None:
-            self._runner.seat_player[:, :] = 0
-            self._runner.seat_player[np.arange(m), self._seats] = -1
+        if self._python:  # each env keeps its opponent (the first one's before any episode started)
+            drv = self._driver
+            pid = drv.seat_player.max(axis=1)
+            pid = np.where(pid >= 0, pid, np.arange(m) % len(self._opponents))
+            drv.seat_player[:, :] = pid[:, None]
+            drv.seat_player[np.arange(m), self._seats] = EXTERNAL
         self._started = True
+
+    def load_records(self, states, seats, seat_player) -> np.ndarray:
+        """Restore a Python-driven env from its raw arrays (a trainer checkpoint): the records, the learner
+        seats and the driver's ``seat_player`` table, all already checked by the caller (compiled code
+        reads them unchecked; `load_state_dict` is the checked, JSON-able way). Every env must be at its
+        learner's decision. Masks and observations are recomputed; returns the observations."""
+        self._need_python("load_records")
+        drv = self._driver
+        drv.states[:] = states
+        drv.seats[:] = seats
+        drv.seat_player[:] = seat_player
+        self._c.batch_legal(drv.states, self._params, drv.masks)
+        self._obs[:] = drv.observe(np.arange(self.num_envs), drv.seats)
+        self._needs_reset[:] = False
+        self._started = True
+        return self._out(self._obs)
 
     def close_extras(self, **kwargs):
         pass

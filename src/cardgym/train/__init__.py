@@ -9,7 +9,7 @@ def main(argv=None) -> int:
     import os
 
     os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
-    from .ppo import build_parser, main as _main
+    from .cli import build_parser, main as _main
 
     args = list(argv) if argv is not None else None
     if not ({"-h", "--help"} & set(args or [])):  # the help needs no torch
@@ -21,4 +21,22 @@ def main(argv=None) -> int:
     return _main(args)
 
 
-__all__ = ["main"]
+def __getattr__(name):
+    # the trainer's public names, imported on first use (they need torch; ``cardgym train --help`` does not)
+    if name in ("Config", "game_preset", "presets"):
+        from . import config
+
+        return getattr(config, name)
+    if name in ("Trainer", "CheckpointError", "OutputError"):
+        from . import ppo
+
+        return getattr(ppo, name)
+    if name in ("build_parser", "config_from_args"):
+        from . import cli
+
+        return getattr(cli, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+__all__ = ["main", "Config", "Trainer", "CheckpointError", "OutputError", "build_parser", "config_from_args",
+           "game_preset", "presets"]

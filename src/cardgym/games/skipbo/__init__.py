@@ -1,6 +1,7 @@
 """Skip-Bo (Mattel): classic, teams, quick, match scoring and variants. See docs/skipbo.md."""
 
 from ...core.game import GameSpec
+from .._shared import presets
 
 GAME = GameSpec.from_package(
     __name__,
@@ -9,4 +10,5 @@ GAME = GameSpec.from_package(
     test_configs=[{"num_players": 2, "stock_size": 10}, {"num_players": 4, "teams": True, "stock_size": 5},
                   {"num_players": 3, "stock_size": 4, "build_directions": "two_up_two_down",
                    "wild_must_be_covered": True, "match_target": 60}],
+    train_preset=dict(presets.CLONE_EXPERT, hidden=(512, 512), opponents="greedy:0.5,random:0.2,self:0.3"),
 )

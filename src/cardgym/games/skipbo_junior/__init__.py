@@ -6,10 +6,12 @@ observation layouts. The deal, the build piles and the recycling are the Skip-Bo
 """
 
 from ...core.game import GameSpec
+from .._shared import presets
 
 GAME = GameSpec.from_package(
     __name__,
     title="Skip-Bo Junior",
     gym_name="SkipBoJunior",
     test_configs=[{"num_players": 2}, {"num_players": 4, "must_play": False, "stock_size": 5}],
+    train_preset=dict(presets.CLONE_EXPERT, hidden=(512, 512), opponents="greedy:0.4,random:0.4,self:0.2"),
 )

@@ -8,6 +8,7 @@ builds the `cardgym.core.game.GameSpec` from them.
 from __future__ import annotations
 
 from ...core.game import GameSpec
+from .._shared import presets
 
 GAME = GameSpec.from_package(
     __name__,
@@ -15,6 +16,9 @@ GAME = GameSpec.from_package(
     gym_name="Skyjo",
     test_configs=[{"num_players": 2}, {"num_players": 4, "setup_reveal": "random"},
                   {"num_players": 3, "episode": "round", "reward": "score"}],
+    # trainer defaults: per-round points (dense) as a zero-sum difference, plus a win bonus at the end
+    train_preset=dict(presets.CLONE_EXPERT, rules={"reward": "score"}, reward="diff", reward_scale=0.02, win_bonus=1.0,
+                      opponents="greedy:0.7,random:0.05,self:0.25"),
 )
 
 __all__ = ["GAME"]
