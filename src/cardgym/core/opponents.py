@@ -17,12 +17,16 @@ def load_model_opponent(game: GameSpec, path, rules=None, observation: str | Non
     object or option dict) or another ``observation`` encoder when those are given."""
     from pathlib import Path
 
+    if isinstance(path, str) and path == "agent":  # a trained agent shipped in the package
+        from ..agents.pretrained import load_agent
+
+        return load_agent(game, rules, observation)
     from ..agents import CHECKPOINT_STATE, check_model_fits, load_policy
 
     p = Path(path)
     if not (p.is_file() or (p / CHECKPOINT_STATE).is_file()):  # a model file or a trainer checkpoint folder
         raise ValueError(
-            f"opponent {str(path)!r} is neither a bot of {game.name} {sorted(game.bots)} nor a model file"
+            f"opponent {str(path)!r} is neither a bot of {game.name} {sorted(game.bots)}, 'agent' nor a model file"
         )
     policy = load_policy(p)
     check_model_fits(policy, game, rules, observation, where=str(path))
