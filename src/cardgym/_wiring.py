@@ -21,15 +21,20 @@ def load_model_opponent(game, path, rules=None, observation: str | None = None):
 
     The file is checked before anything is built (``ValueError("not a cardgym model: ...")`` otherwise);
     a model trained on another game is refused, and so is one trained with other ``rules`` (a ``Rules``
-    object or option dict) or another ``observation`` encoder when those are given."""
+    object or option dict) or another ``observation`` encoder when those are given. ``"agent"`` is the
+    trained agent shipped in the package for these rules (`cardgym.agents.pretrained`)."""
     from pathlib import Path
 
+    if isinstance(path, str) and path == "agent":
+        from .agents.pretrained import load_agent
+
+        return load_agent(game, rules, observation)
     from .agents import CHECKPOINT_STATE, check_model_fits, load_policy
 
     p = Path(path)
     if not (p.is_file() or (p / CHECKPOINT_STATE).is_file()):  # a model file or a trainer checkpoint folder
         raise ValueError(
-            f"opponent {str(path)!r} is neither a bot of {game.name} {sorted(game.bots)} nor a model file"
+            f"opponent {str(path)!r} is neither a bot of {game.name} {sorted(game.bots)}, 'agent' nor a model file"
         )
     policy = load_policy(p)
     check_model_fits(policy, game, rules, observation, where=str(path))

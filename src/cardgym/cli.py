@@ -170,7 +170,7 @@ def build_parser(argv=()) -> argparse.ArgumentParser:
     p = command("play", help="play against bots in the terminal", description=(
         "Play one game against bots in the terminal: type the number of a move (h for help, q to quit)."))
     p.add_argument("game", choices=games)
-    p.add_argument("--vs", default="greedy", metavar="BOT", help=f"bot{bots} or model file for every other seat")
+    p.add_argument("--vs", default="greedy", metavar="BOT", help=f"bot{bots}, agent (the trained agent shipped with cardgym) or model file for every other seat")
     p.add_argument("--seat", type=int, default=0, help="your seat (0 plays first)")
     p.add_argument("--seed", type=int, default=None, help="seed of the deal (default: a fresh random deal)")
     p.set_defaults(func=cmd_play)
@@ -178,7 +178,7 @@ def build_parser(argv=()) -> argparse.ArgumentParser:
     e = command("eval", help="duplicate matches and ratings of bots or saved policies", description=(
         "Duplicate matches: every deal is played once per seat rotation; 95% Wilson intervals.".replace("%", "%%")))
     e.add_argument("game", choices=games)
-    e.add_argument("--bots", required=True, metavar="A,B[,C...]", help=f"comma-separated bots{bots} or model files")
+    e.add_argument("--bots", required=True, metavar="A,B[,C...]", help=f"comma-separated bots{bots}, agent (the shipped trained agent) or model files")
     e.add_argument("--games", type=int, default=2000, help="games per pair, and of line-ups for the "
                    "multi-player ratings with 3 or more players (rounded up to whole rotations)")
     e.add_argument("--seed", type=int, default=0, help="seed of the first deal")
