@@ -51,3 +51,12 @@ def test_api_snippets_run_as_written(k):
     """Each ```python block of docs/api.md runs on its own (no name it uses is left undefined)."""
     block = _python_blocks((DOCS / "api.md").read_text())[k]
     exec(compile(block, f"docs/api.md python block {k}", "exec"), {})
+
+
+def test_adding_a_game_shows_skyjos_init_as_it_is():
+    """docs/api.md, "Adding a game", quotes Skyjo's ``__init__.py`` whole: it must be the file."""
+    root = Path(__file__).resolve().parents[1]
+    text = (root / "docs" / "api.md").read_text()
+    section = text[text.index("## Adding a game"):text.index("## Layers")]
+    quoted = section.split("Skyjo's `__init__.py` is the whole of it:")[1].split("```text\n", 1)[1].split("\n```", 1)[0]
+    assert quoted.strip() == (root / "src" / "cardgym" / "games" / "skyjo" / "__init__.py").read_text().strip()
