@@ -1,8 +1,8 @@
 """Compiled bindings cache per game: two games with the same record dtype but different kernels (here
 Crazy Eights and a renamed copy whose ``legal`` forbids drawing while a card can be played and whose
 search scores rollouts the other way round) must never load each other's cached machine code (neither
-the ``core/bound.py`` binding nor the ``search_loop.py`` one) from numba's on-disk cache (issue 12: a game is one folder, so a
-copied folder is the first thing a third party writes)."""
+the ``core/bound.py`` binding nor the ``search_loop.py`` one) from numba's on-disk cache (issue 12: a
+game is one folder, so a copied folder is the first thing a third party writes)."""
 
 from __future__ import annotations
 
