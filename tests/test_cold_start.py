@@ -270,9 +270,9 @@ def test_bindings_are_per_bot_and_encoder_and_check_their_indices():
     assert one.bot is one.bot_fixed and one.BOT0 is list(game.bots.values())[1]
     assert game.compiled(obs=-1).observe is game.compiled(obs=-1).observe_none
     assert game.compiled().bot is game.compiled().bot_any
-    # each binding caches under its own names
-    assert one.reset_one.py_func.__qualname__ == "reset_one__b1o0"
-    assert game.compiled().reset_one.py_func.__qualname__ == "reset_one"
+    # each binding caches under its own names, which start with the game's (tests/test_cache_keys.py)
+    assert one.reset_one.py_func.__qualname__ == "reset_one__skyjo_b1o0"
+    assert game.compiled().reset_one.py_func.__qualname__ == "reset_one__skyjo"
     with pytest.raises(ValueError, match="bot index"):
         game.compiled(bot=len(game.bots))
     with pytest.raises(ValueError, match="flat encoder index"):

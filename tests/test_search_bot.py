@@ -18,9 +18,15 @@ import pytest
 import cardgym
 from cardgym.cli import main
 
-GAMES = ["skyjo", "skipbo", "skipbo_junior"]
+GAMES = ["skyjo", "skipbo", "skipbo_junior", "crazy_eights"]
 # short episodes keep the test fast
-OPTIONS = {"skyjo": {"episode": "round"}, "skipbo": {"stock_size": 5}, "skipbo_junior": {"stock_size": 4}}
+OPTIONS = {"skyjo": {"episode": "round"}, "skipbo": {"stock_size": 5}, "skipbo_junior": {"stock_size": 4},
+           "crazy_eights": {}}
+
+
+def _pkg(name):
+    """The game folder's package (``cardgym.games.<name>``, or a test game's)."""
+    return cardgym.get_game(name).rules_cls.__module__.rpartition(".")[0]
 
 
 def _setup(name, seed):
@@ -122,7 +128,7 @@ def test_search_is_deterministic_under_a_seed(name):
 @pytest.mark.parametrize("name", GAMES)
 def test_search_budget_changes_nothing_but_strength(name):
     """``make_search_bot`` builds a bot with another budget; a budget of 0 plays the expert's choice."""
-    mod = importlib.import_module(f"cardgym.games.{name}.search")
+    mod = importlib.import_module(f"{_pkg(name)}.search")
     zero = mod.make_search_bot(rollouts=0)
     game, _, p, st = _setup(name, 5)
     mask = np.zeros(game.num_actions, np.int8)
@@ -152,7 +158,8 @@ def test_search_is_registered_in_every_layer(name, capsys):
     aec = importlib.import_module(f"cardgym.{game.env_name}").raw_env(**OPTIONS[name])
     aec.reset(seed=2)
     aec.step(aec.bot_action("search"))
-    opts = {"skyjo": [], "skipbo": ["--stock-size", "5"], "skipbo_junior": ["--stock-size", "4"]}[name]
+    opts = {"skyjo": [], "skipbo": ["--stock-size", "5"], "skipbo_junior": ["--stock-size", "4"],
+            "crazy_eights": []}[name]
     main(["eval", name, "--bots", "search,expert", "--games", "4", "--seed", "1", "--json", *opts])
     (pair,) = json.loads(capsys.readouterr().out)["pairs"]
     assert pair["a"] == "search" and pair["games"] == 4
@@ -162,11 +169,11 @@ def test_search_is_registered_in_every_layer(name, capsys):
 def test_search_and_expert_modules_export_their_bots(name):
     """The game-folder contract: ``search.BOTS`` and ``expert.BOTS`` name the compiled bots, and the
     search loop bound to the game is that game's own module (one per game)."""
-    search = importlib.import_module(f"cardgym.games.{name}.search")
-    expert = importlib.import_module(f"cardgym.games.{name}.expert")
+    search = importlib.import_module(f"{_pkg(name)}.search")
+    expert = importlib.import_module(f"{_pkg(name)}.expert")
     assert search.BOTS == {"search": search.bot_search}
     assert expert.BOTS == {"expert": expert.bot_expert}
-    assert search.search.py_func.__module__ == f"cardgym.games.{name}._search_loop"
+    assert search.search.py_func.__module__ == f"{_pkg(name)}._search_loop"
     assert search.bot_search.py_func.__globals__["RESAMPLE"] is search.resample_seen
 
 

@@ -19,7 +19,8 @@ every bot (the expert ones take most of a game's compile time). ``GameSpec.compi
 therefore also binds this template to ONE bot and/or ONE encoder (``bot``/``observe`` below become
 `bot_fixed`/`observe_fixed`/`observe_none`, which ignore ``which``): an environment that plays one
 opponent with one encoder compiles only those. Each such binding caches under its own names (``TAG``,
-set before this file runs, suffixes every function's qualified name, which names numba's cache files).
+set before this file runs, suffixes every function's qualified name, which names numba's cache files;
+it starts with the game's name, so two games with one record dtype never share a cache entry).
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from numba import njit, prange
 from cardgym.core.rng import bot_below, next_seed
 
 RUNNING = 0
-TAG = globals().get("TAG", "")  # set by GameSpec.compiled() before this file runs ("" = every bot/encoder)
+TAG = globals().get("TAG", "")  # set by GameSpec.compiled() before this file runs: "<game>[_<binding>]"
 
 
 def _jit(**options):

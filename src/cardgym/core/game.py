@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import dataclasses
 import importlib.util
+import re
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -412,6 +413,11 @@ _COMPILED: dict = {}
 _TEMPLATE = Path(__file__).with_name("bound.py")
 
 
+def _identifier(name: str) -> str:
+    """``name`` made a Python identifier (what numba's cache file names may hold)."""
+    return re.sub(r"\W", "_", name)
+
+
 def _bind(game: GameSpec, bot: int | None = None, obs: int | None = None, subset: tuple | None = None):
     bots = list(game.bots.values())
     if subset is not None and (not subset or not all(isinstance(b, int) and 0 <= b < len(bots) for b in subset)):
@@ -426,6 +432,10 @@ def _bind(game: GameSpec, bot: int | None = None, obs: int | None = None, subset
     tag = (("" if bot is None else f"b{bot}") + ("" if subset is None else "B" + "".join(map(str, subset)))
            + ("" if obs is None else f"o{obs if obs >= 0 else 'n'}"))
     name = f"cardgym.games.{game.name}._bound" + (f"_{tag}" if tag else "")
+    # numba names a cache entry by the template's file and the function's qualified name, and keys it by
+    # signature only: two games with one record dtype would share entries (and each other's kernels).
+    # The game's name in TAG gives every game its own.
+    tag = _identifier(game.name) + (f"_{tag}" if tag else "")
     spec = importlib.util.spec_from_file_location(name, _TEMPLATE)
     mod = importlib.util.module_from_spec(spec)
     mod.TAG = tag  # read by the template before it defines anything: names its cache entries

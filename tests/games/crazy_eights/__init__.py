@@ -42,7 +42,16 @@ of the draw pile.
 ## Bots
 
 `random` (a uniformly random legal action) and `greedy` (plays the suit it holds most of, keeps eights
-for last, draws last; names the suit it holds most of).
+for last, draws last; names the suit it holds most of); `expert` (`expert.py`: keeps eights for last,
+plays the card its hand can follow most and the others can follow least, names the suit it holds most
+of, and defends when another seat holds one card); `search` (`search.py`: the shared rollout loop,
+128 deals of the hidden cards per legal action played out by the expert, overruling the expert's action
+only by one standard error).
+
+Measured (2 players, duplicate games, seed 0; `CARDGYM_GAMES=$PWD/tests/games cardgym eval crazy_eights
+--bots ...`): expert vs greedy 51.1% over 2000 games [48.9%, 53.3%] (52.2% over 1000); search vs expert
+54.5% over 200 games [47.6%, 61.3%]. A short hand in a 32-card deck leaves little to skill: both edges
+are small and within the noise of these runs.
 """
 
 from __future__ import annotations

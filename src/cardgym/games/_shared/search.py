@@ -5,6 +5,7 @@ the alternatives (`confident_best`), and a bot with another budget (`budget_bot`
 from __future__ import annotations
 
 import importlib.util
+import re
 import sys
 from pathlib import Path
 
@@ -36,6 +37,9 @@ def bind_search(module: str, *, dtype, apply, legal, expert, greedy, resample, v
     rollouts, horizon, rollout_bot = check_budget(rollouts, horizon, rollout_bot)
     spec = importlib.util.spec_from_file_location(name, _TEMPLATE)
     mod = importlib.util.module_from_spec(spec)
+    # numba keys a cache entry by file, qualified name and signature only: the game's name in TAG (read
+    # by the template before it defines anything) keeps games with one record dtype apart
+    mod.TAG = re.sub(r"\W", "_", module.rpartition(".")[0].rpartition(".")[2])
     sys.modules[name] = mod
     spec.loader.exec_module(mod)
     mod.APPLY, mod.LEGAL, mod.EXPERT, mod.GREEDY = apply, legal, expert, greedy

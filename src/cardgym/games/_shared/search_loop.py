@@ -3,9 +3,9 @@
 This file is a template, like `cardgym.core.bound`: `cardgym.games._shared.search.bind_search` loads it
 once per game as that game's own module (``cardgym.games.<game>._search_loop``) and sets the globals
 below to the game's parts before anything compiles (numba binds globals at compile time, so the loop
-calls the game's kernels directly, and caches on disk: each game's record dtype gives it its own cache
-entries). What stays in a game's ``search.py`` is the game's own: what is hidden (``RESAMPLE``), which
-legal actions are the same play (``DISTINCT``), how a rollout is scored (``VALUE``, ``SEGMENT``) and the
+calls the game's kernels directly, and caches on disk under names suffixed by ``TAG``, the game's
+name, so that two games with one record dtype never share a cache entry). What stays in a game's
+``search.py`` is the game's own: what is hidden (``RESAMPLE``), which legal actions are the same play (``DISTINCT``), how a rollout is scored (``VALUE``, ``SEGMENT``) and the
 budget constants.
 
 The loop, for the seat to act: the expert's action first, then every other distinct legal action; one
@@ -23,6 +23,20 @@ from numba import njit
 from cardgym.core.rng import bot_below, next_seed, seed_record
 from cardgym.games._shared.search import R_EXPERT, confident_best
 
+TAG = globals().get("TAG", "")  # set by bind_search() before this file runs: the game's name
+
+
+def _jit(**options):
+    """``njit(cache=True)``, with ``TAG`` in the cached name so that each game has its own cache."""
+
+    def deco(fn):
+        if TAG:
+            fn.__qualname__ = f"{fn.__name__}__{TAG}"
+        return njit(cache=True, **options)(fn)
+
+    return deco
+
+
 # set by bind_search() before the first call
 APPLY = LEGAL = None  # the game's kernels
 EXPERT = GREEDY = None  # the expert (the first candidate) and the greedy bot (a rollout player)
@@ -37,7 +51,7 @@ Z = 0.0  # standard errors by which an alternative must beat the expert's action
 ROLLOUTS = HORIZON = PLAYER = 0  # the registered bot's budget and rollout player (R_GREEDY or R_EXPERT)
 
 
-@njit(cache=True)
+@_jit()
 def playout(t, p, me, mask, player, horizon):
     """Play record ``t`` on with the rollout bot ``player`` for every seat, for ``horizon`` turns (0: no
     limit) or until its segment ends; the rollout's ``VALUE`` for seat ``me``."""
@@ -50,7 +64,7 @@ def playout(t, p, me, mask, player, horizon):
     return VALUE(t, p, me, t.status != 0 or SEGMENT(t) != part)
 
 
-@njit(cache=True)
+@_jit()
 def candidates(s, p, mask, first, acts):
     """Write ``first`` (the expert's action) and then every other distinct legal action into ``acts``;
     returns how many."""
@@ -71,7 +85,7 @@ def candidates(s, p, mask, first, acts):
     return na
 
 
-@njit(cache=True)
+@_jit()
 def search(s, p, mask, rollouts, horizon, player):
     """The search's action for ``s.current`` (``mask``: its legal actions): ``rollouts`` deals per
     candidate, each played ``horizon`` turns (0: to the end of the segment) by ``player`` (``R_GREEDY``
@@ -104,7 +118,7 @@ def search(s, p, mask, rollouts, horizon, player):
     return acts[confident_best(score, na, rollouts, Z)]
 
 
-@njit(cache=True)
+@_jit()
 def bot_search(s, p, mask):
     """The registered bot ``search``: `search` with the game's default budget."""
     return search(s, p, mask, ROLLOUTS, HORIZON, PLAYER)

@@ -1,0 +1,77 @@
+"""The Crazy Eights `search` bot: the shared determinized rollout loop (`bind_search`) bound to this
+game's parts. For the expert's play and every other legal action, ``ROLLOUTS`` deals of what the seat
+to act cannot see (the other hands and the draw pile, pooled and reshuffled, every hand keeping its
+size) are played to the end of the game by the rollout bot for every seat, on the same deals for every
+action; the expert's action is kept unless another wins more often by ``Z`` standard errors."""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from cardgym.games._shared.search import bind_search, budget_bot, shuffled_pool
+
+from .bots import bot_greedy
+from .expert import bot_expert
+from .kernels import apply, legal
+from .rules import DECK_SIZE, NUM_ACTIONS, STATE_DTYPE
+
+#: default budget: rollouts per legal action, played to the end of the game by ROLLOUT_BOT
+ROLLOUTS = 128
+ROLLOUT_BOT = "expert"
+Z = 1.0
+
+
+@njit(cache=True)
+def resample_seen(t, seat, g, buf):
+    """Re-deal in record ``t`` the cards ``seat`` cannot see (every other hand, the draw pile) with the
+    game generator of record ``g``; every hand keeps its size. The pool is rebuilt from which cards are
+    hidden, never from where they were."""
+    counts = np.zeros(DECK_SIZE, np.int64)
+    for j in range(t.num_players):
+        if j != seat:
+            for c in range(DECK_SIZE):
+                if t.hand[j, c]:
+                    counts[c] += 1
+                    t.hand[j, c] = 0
+    for i in range(t.draw_len):
+        counts[t.draw[i]] += 1
+    shuffled_pool(counts, 0, g, buf)
+    m = 0
+    for j in range(t.num_players):
+        if j != seat:
+            for _ in range(t.hand_len[j]):
+                t.hand[j, buf[m]] = 1
+                m += 1
+    for i in range(t.draw_len):
+        t.draw[i] = buf[m]
+        m += 1
+
+
+@njit(cache=True)
+def _value(t, p, me, ended):
+    """A rollout is played to the end of the game: 1 won, 0.5 drawn (blocked or truncated), 0 lost."""
+    if t.winner == me:
+        return 1.0
+    if t.winner < 0:
+        return 0.5
+    return 0.0
+
+
+#: ``search(s, p, mask, rollouts, horizon, player)`` and the registered ``bot_search(s, p, mask)``
+search, bot_search = bind_search(
+    __name__, dtype=STATE_DTYPE, apply=apply, legal=legal, expert=bot_expert, greedy=bot_greedy,
+    resample=resample_seen, value=_value, num_actions=NUM_ACTIONS, pool=DECK_SIZE, z=Z,
+    rollouts=ROLLOUTS, horizon=0, rollout_bot=ROLLOUT_BOT,
+)
+
+
+
+def make_search_bot(rollouts: int = ROLLOUTS, rollout_bot: str = ROLLOUT_BOT):
+    """A ``search`` bot with another budget: ``rollouts`` per legal action (0: the expert's choice), played
+    to the end of the game by ``rollout_bot`` (``"greedy"`` or ``"expert"``); an njit ``bot(s, p, mask)``
+    compiled on its first call (not cached on disk)."""
+    return budget_bot(search, rollouts, 0, rollout_bot)
+
+
+BOTS = {"search": bot_search}
