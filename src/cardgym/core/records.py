@@ -50,6 +50,11 @@ def record_from_dict(dtype: np.dtype, data: dict) -> np.ndarray:
     return arr
 
 
+def state_header(game, rules, env_name: str) -> dict:
+    """The envelope `check_state_header` reads back: the game, the env's name and the rules."""
+    return {"game": game.name, "env": env_name, "rules": rules.as_dict()}
+
+
 def check_state_header(game, rules, data, env_name: str) -> None:
     """The envelope of a saved environment state: a dict of this game's env and these rules."""
     if not isinstance(data, dict):

@@ -12,7 +12,7 @@ import gymnasium as gym
 from gymnasium import spaces
 
 from .actions import check_action
-from .aec import check_seed, entropy_seed, parse_reset_options, render_frame
+from .aec import parse_reset_options, render_frame, reset_seed
 from .batch import new_batch, setup
 from .episodes import EXTERNAL, EpisodeDriver
 from .fastcall import entry
@@ -128,12 +128,7 @@ class CardGameEnv(gym.Env):
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         super().reset(seed=seed)
         deck = parse_reset_options(self.game, options, self.game.gym_id)
-        if seed is not None:
-            seed = check_seed(seed)
-        elif self._started:
-            seed = int(self._c.seedless(self._states, 0))
-        else:
-            seed = entropy_seed()
+        seed = reset_seed(seed, self._started, self._c, self._states)
         if self._policy is None:
             if len(deck):
                 self._check_deck_reaches_learner(seed, deck)
@@ -224,14 +219,12 @@ class CardGameEnv(gym.Env):
     def state_dict(self) -> dict:
         """The environment's state as plain JSON-able data: the game record (`record_to_dict`, the
         AEC env's format), the learner's ``seat`` and whether the episode is ``done``."""
-        from .records import record_to_dict
+        from .records import record_to_dict, state_header
 
         if not self._started:
             raise RuntimeError("state_dict() called before reset()")
         return {
-            "game": self.game.name,
-            "env": self.game.gym_id,
-            "rules": self.rules.as_dict(),
+            **state_header(self.game, self.rules, self.game.gym_id),
             "record": record_to_dict(self._states[0]),
             "seat": int(self.seat),
             "done": bool(self._done),

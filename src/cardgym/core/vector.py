@@ -383,14 +383,12 @@ class CardGameVectorEnv(VectorEnv):
         """The batch's state as plain JSON-able data: one game record per env (`record_to_dict`, the
         AEC env's format), the learner's seat in each and which envs reset on the next step
         (``needs_reset``, the ``"next_step"`` autoreset)."""
-        from .records import record_to_dict
+        from .records import record_to_dict, state_header
 
         if not self._started:
             raise RuntimeError("state_dict() called before reset()")
         return {
-            "game": self.game.name,
-            "env": self.game.gym_id,
-            "rules": self.rules.as_dict(),
+            **state_header(self.game, self.rules, self.game.gym_id),
             "num_envs": self.num_envs,
             "records": [record_to_dict(r) for r in self._states],
             "seats": [int(x) for x in self._seats],
