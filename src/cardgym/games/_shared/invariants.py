@@ -1,6 +1,6 @@
-"""Build-pile invariants shared by Skip-Bo and Skip-Bo Junior (the state validators' part that is the
-same rule in both games: a pile of height ``h`` holds its top ``bcounts`` cards, each the value of its
-height or a wild)."""
+"""Invariants shared by the games' state validators: the build piles of Skip-Bo and Skip-Bo Junior (a
+pile of height ``h`` holds its top ``bcounts`` cards, each the value of its height or a wild) and the
+stall counter of every game (`check_stall`)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import Callable
 
 import numpy as np
 
-from ...core.invariants import all_in_range, bad
+from ...core.invariants import all_in_range, bad, in_range
 
 
 def check_build_piles(r, num_piles: int, top: int, wild: int, values: Callable[[int, int, int], np.ndarray]):
@@ -32,3 +32,14 @@ def check_build_piles(r, num_piles: int, top: int, wild: int, values: Callable[[
             raise bad("builds", cards[k], f"cannot lie at height {h - c + k + 1} of build pile {b} (it takes "
                       f"{int(want[k])} or a wild there)", (b, k))
     return heights, bcounts
+
+
+def check_stall(r, rules, running: bool, key: str, turns: int) -> int:
+    """The stall counter ``r[key]`` (turns in a row without progress): within 0..``turns`` and, while the
+    game runs, below the ``stall_rounds * num_players`` turns that end it (no limit when
+    ``stall_rounds`` is 0 or None). Returns the counter."""
+    idle = in_range(key, r[key], 0, turns)
+    limit = (rules.stall_rounds or 0) * rules.num_players
+    if running and limit and idle >= limit:
+        raise bad(key, idle, f"reaches stall_rounds*num_players={limit} in a running game")
+    return idle

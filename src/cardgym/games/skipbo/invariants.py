@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...core.game import RUNNING, TERMINATED
-from .._shared.invariants import check_build_piles
+from .._shared.invariants import check_build_piles, check_stall
 from ...core.invariants import all_equal, all_in_range, bad, check_codes, in_range, same_cards
 from .rules import (
     DECK_SIZE,
@@ -139,10 +139,7 @@ def check_state(r, rules) -> None:
         raise bad("hands", hands, "counts more hands than a one-hand episode holds")
     turn = int(r["turn"])
     hand_turns = in_range("hand_turns", r["hand_turns"], 0, turn)
-    idle = in_range("idle", r["idle"], 0, hand_turns)
-    limit = (rules.stall_rounds or 0) * n
-    if running and limit and idle >= limit:
-        raise bad("idle", idle, f"reaches stall_rounds*num_players={limit} in a running game")
+    check_stall(r, rules, running, "idle", hand_turns)
     all_in_range("points", r["points"][:n], 0, HAND_POINTS_MAX)
     all_in_range("totals", r["totals"][:n], 0, HAND_POINTS_MAX * hands, f"({hands} hands played)")
     if running and target is not None:
