@@ -1,6 +1,7 @@
 """Invariants shared by the games' state validators: the build piles of Skip-Bo and Skip-Bo Junior (a
 pile of height ``h`` holds its top ``bcounts`` cards, each the value of its height or a wild) and the
-stall counter of every game (`check_stall`)."""
+stall counter of every game (`check_stall`), the stock / draw / completed pile lengths of the Skip-Bo
+family (`check_pile_lengths`)."""
 
 from __future__ import annotations
 
@@ -43,3 +44,15 @@ def check_stall(r, rules, running: bool, key: str, turns: int) -> int:
     if running and limit and idle >= limit:
         raise bad(key, idle, f"reaches stall_rounds*num_players={limit} in a running game")
     return idle
+
+
+def check_pile_lengths(r, rules, deck_size: int):
+    """Bounds of the Skip-Bo family's piles, checked before anything reads through them: each playing
+    seat's stock within ``rules.stock_size``, the draw and completed piles within the deck. Returns
+    (``stock_len`` as an array, ``draw_len``, ``done_len``)."""
+    n = rules.num_players
+    stock_len = np.asarray(r["stock_len"])
+    all_in_range("stock_len", stock_len[:n], 0, rules.stock_size, f"(stock_size={rules.stock_size})")
+    draw_len = in_range("draw_len", r["draw_len"], 0, deck_size)
+    done_len = in_range("done_len", r["done_len"], 0, deck_size)
+    return stock_len, draw_len, done_len
