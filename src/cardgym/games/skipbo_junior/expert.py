@@ -33,6 +33,7 @@ import numpy as np
 from numba import njit
 
 from ...core.rng import pick_legal
+from .bots import cut_stack, stack_topped
 from .kernels import stock_top
 from .rules import END_TURN, NUM_CODES, NUM_PILES, NUM_STACKS, P_MUST_PLAY, TOP, WILD
 
@@ -92,17 +93,6 @@ def _reach_prob(t, h):
 
 
 @njit(cache=True)
-def _stack_topped(s, seat, l0, l1, l2, code):
-    """The first of ``seat``'s hand stacks (cut to lengths ``l0``, ``l1``, ``l2``) whose top is ``code``;
-    -1 if none."""
-    for k in range(NUM_STACKS):
-        L = l0 if k == 0 else (l1 if k == 1 else l2)
-        if L > 0 and s.stacks[seat, k, L - 1] == code:
-            return k
-    return -1
-
-
-@njit(cache=True)
 def _can_reach(s, seat, t, lens, h):
     """Can stock code ``t`` be played after hand-stack plays from this position? A short check: for
     each pile, fill the values up to ``t`` with stack tops (uncovering as it goes), numbers first,
@@ -118,18 +108,13 @@ def _can_reach(s, seat, t, lens, h):
         l2 = lens[2]
         ok = True
         while want < t:
-            pick = _stack_topped(s, seat, l0, l1, l2, want)
+            pick = stack_topped(s, seat, l0, l1, l2, want)
             if pick < 0:
-                pick = _stack_topped(s, seat, l0, l1, l2, WILD)
+                pick = stack_topped(s, seat, l0, l1, l2, WILD)
             if pick < 0:
                 ok = False
                 break
-            if pick == 0:
-                l0 -= 1
-            elif pick == 1:
-                l1 -= 1
-            else:
-                l2 -= 1
+            l0, l1, l2 = cut_stack(l0, l1, l2, pick)
             want += 1
         if ok:
             return True
