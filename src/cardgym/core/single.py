@@ -240,7 +240,7 @@ class CardGameEnv(gym.Env):
         episode that is not ``done`` must be at the learner's decision. The mask and the observation
         are recomputed from the record. See docs/api.md, "Saved states".
         """
-        from .records import check_state_header, load_record
+        from .records import check_saved_flag, check_saved_seat, check_state_header, load_record
 
         check_state_header(self.game, self.rules, data, self.game.gym_id)
         missing = [k for k in ("record", "seat", "done") if k not in data]
@@ -249,12 +249,8 @@ class CardGameEnv(gym.Env):
         arr = load_record(self.game, self.rules, data["record"])
         seat, done = data["seat"], data["done"]
         n = self.rules.num_players
-        if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < n:
-            raise ValueError(f"state_dict seat={seat!r} must be a seat 0..{n - 1}")
-        if self._seat_choice >= 0 and seat != self._seat_choice:
-            raise ValueError(f"state_dict seat={seat} differs from this environment's seat={self._seat_choice}")
-        if not isinstance(done, bool):
-            raise ValueError(f"state_dict done={done!r} must be True or False")
+        check_saved_seat("seat", seat, n, self._seat_choice)
+        check_saved_flag("done", done)
         rec = arr[0]
         running = int(rec["status"]) == RUNNING
         if not running and not done:
