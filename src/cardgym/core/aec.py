@@ -17,7 +17,7 @@ from . import plugins
 from .actions import check_action
 from .fastcall import entry
 from .game import RUNNING, TRUNCATED, DictEncoder, GameSpec
-from .records import check_state_header, load_record, record_to_dict
+from .records import check_state_header, load_record, record_to_dict, state_header
 
 RESET_OPTIONS = ("deck",)
 
@@ -31,6 +31,16 @@ def check_seed(seed) -> int:
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise ValueError(f"seed must be a non-negative integer or None, got {seed!r}")
     return int(seed) % (2**63)
+
+
+def reset_seed(seed, started: bool, c, states) -> int:
+    """The seed of a one-game reset: ``seed`` checked if given; else, after the first reset, a seed
+    drawn from the game's own generator (``c.seedless``), and the first time a fresh OS seed."""
+    if seed is not None:
+        return check_seed(seed)
+    if started:
+        return int(c.seedless(states, 0))
+    return entropy_seed()
 
 
 def parse_reset_options(game: GameSpec, options, who: str):
@@ -132,12 +142,7 @@ class CardGameAEC(AECEnv, EzPickle):
     # ------------------------------------------------------------------ reset
     def reset(self, seed: int | None = None, options: dict | None = None):
         deck = parse_reset_options(self.game, options, self.game.env_name)
-        if seed is not None:
-            seed = check_seed(seed)
-        elif self._started:
-            seed = int(self._c.seedless(self._states, 0))
-        else:
-            seed = entropy_seed()
+        seed = reset_seed(seed, self._started, self._c, self._states)
         self._cur, self._status, _ = self._c.reset_one(
             self._states, 0, self._params, seed, deck, len(deck), self._mask
         )
@@ -294,9 +299,7 @@ class CardGameAEC(AECEnv, EzPickle):
         if not self._started:
             raise RuntimeError(f"{self.game.env_name}: state_dict() called before reset()")
         return {
-            "game": self.game.name,
-            "env": self.game.env_name,
-            "rules": self.rules.as_dict(),
+            **state_header(self.game, self.rules, self.game.env_name),
             "record": record_to_dict(self._states[0]),
             "agents": list(self.agents),
             "agent_selection": self.agent_selection,

@@ -50,6 +50,28 @@ def record_from_dict(dtype: np.dtype, data: dict) -> np.ndarray:
     return arr
 
 
+def state_header(game, rules, env_name: str) -> dict:
+    """The envelope `check_state_header` reads back: the game, the env's name and the rules."""
+    return {"game": game.name, "env": env_name, "rules": rules.as_dict()}
+
+
+def check_saved_seat(key: str, seat, n: int, fixed: int) -> int:
+    """A learner seat read from a saved state (``key`` names it in the error): an int seat 0..n-1, and
+    the environment's own ``fixed`` seat if it has one (``fixed >= 0``)."""
+    if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < n:
+        raise ValueError(f"state_dict {key}={seat!r} must be a seat 0..{n - 1}")
+    if fixed >= 0 and seat != fixed:
+        raise ValueError(f"state_dict {key}={seat} differs from this environment's seat={fixed}")
+    return seat
+
+
+def check_saved_flag(key: str, value) -> bool:
+    """A flag read from a saved state (``key`` names it in the error): True or False, nothing else."""
+    if not isinstance(value, bool):
+        raise ValueError(f"state_dict {key}={value!r} must be True or False")
+    return value
+
+
 def check_state_header(game, rules, data, env_name: str) -> None:
     """The envelope of a saved environment state: a dict of this game's env and these rules."""
     if not isinstance(data, dict):

@@ -12,7 +12,7 @@ import gymnasium as gym
 from gymnasium import spaces
 
 from .actions import check_action
-from .aec import check_seed, entropy_seed, parse_reset_options, render_frame
+from .aec import parse_reset_options, render_frame, reset_seed
 from .batch import new_batch, setup
 from .episodes import EXTERNAL, EpisodeDriver
 from .fastcall import entry
@@ -128,12 +128,7 @@ class CardGameEnv(gym.Env):
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         super().reset(seed=seed)
         deck = parse_reset_options(self.game, options, self.game.gym_id)
-        if seed is not None:
-            seed = check_seed(seed)
-        elif self._started:
-            seed = int(self._c.seedless(self._states, 0))
-        else:
-            seed = entropy_seed()
+        seed = reset_seed(seed, self._started, self._c, self._states)
         if self._policy is None:
             if len(deck):
                 self._check_deck_reaches_learner(seed, deck)
@@ -224,14 +219,12 @@ class CardGameEnv(gym.Env):
     def state_dict(self) -> dict:
         """The environment's state as plain JSON-able data: the game record (`record_to_dict`, the
         AEC env's format), the learner's ``seat`` and whether the episode is ``done``."""
-        from .records import record_to_dict
+        from .records import record_to_dict, state_header
 
         if not self._started:
             raise RuntimeError("state_dict() called before reset()")
         return {
-            "game": self.game.name,
-            "env": self.game.gym_id,
-            "rules": self.rules.as_dict(),
+            **state_header(self.game, self.rules, self.game.gym_id),
             "record": record_to_dict(self._states[0]),
             "seat": int(self.seat),
             "done": bool(self._done),
@@ -247,7 +240,7 @@ class CardGameEnv(gym.Env):
         episode that is not ``done`` must be at the learner's decision. The mask and the observation
         are recomputed from the record. See docs/api.md, "Saved states".
         """
-        from .records import check_state_header, load_record
+        from .records import check_saved_flag, check_saved_seat, check_state_header, load_record
 
         check_state_header(self.game, self.rules, data, self.game.gym_id)
         missing = [k for k in ("record", "seat", "done") if k not in data]
@@ -256,12 +249,8 @@ class CardGameEnv(gym.Env):
         arr = load_record(self.game, self.rules, data["record"])
         seat, done = data["seat"], data["done"]
         n = self.rules.num_players
-        if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < n:
-            raise ValueError(f"state_dict seat={seat!r} must be a seat 0..{n - 1}")
-        if self._seat_choice >= 0 and seat != self._seat_choice:
-            raise ValueError(f"state_dict seat={seat} differs from this environment's seat={self._seat_choice}")
-        if not isinstance(done, bool):
-            raise ValueError(f"state_dict done={done!r} must be True or False")
+        check_saved_seat("seat", seat, n, self._seat_choice)
+        check_saved_flag("done", done)
         rec = arr[0]
         running = int(rec["status"]) == RUNNING
         if not running and not done:

@@ -383,14 +383,12 @@ class CardGameVectorEnv(VectorEnv):
         """The batch's state as plain JSON-able data: one game record per env (`record_to_dict`, the
         AEC env's format), the learner's seat in each and which envs reset on the next step
         (``needs_reset``, the ``"next_step"`` autoreset)."""
-        from .records import record_to_dict
+        from .records import record_to_dict, state_header
 
         if not self._started:
             raise RuntimeError("state_dict() called before reset()")
         return {
-            "game": self.game.name,
-            "env": self.game.gym_id,
-            "rules": self.rules.as_dict(),
+            **state_header(self.game, self.rules, self.game.gym_id),
             "num_envs": self.num_envs,
             "records": [record_to_dict(r) for r in self._states],
             "seats": [int(x) for x in self._seats],
@@ -407,7 +405,7 @@ class CardGameVectorEnv(VectorEnv):
         that does not reset on the next step must be running at its learner's decision. Masks and
         observations are recomputed from the records. See docs/api.md, "Saved states".
         """
-        from .records import check_state_header, load_record
+        from .records import check_saved_flag, check_saved_seat, check_state_header, load_record
 
         check_state_header(self.game, self.rules, data, self.game.gym_id)
         missing = [k for k in ("num_envs", "records", "seats", "needs_reset") if k not in data]
@@ -427,12 +425,8 @@ class CardGameVectorEnv(VectorEnv):
             except ValueError as exc:
                 raise ValueError(f"state_dict records[{i}]: {exc}") from None
             seat, reset = seats[i], resets[i]
-            if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < n:
-                raise ValueError(f"state_dict seats[{i}]={seat!r} must be a seat 0..{n - 1}")
-            if self._seat_choice >= 0 and seat != self._seat_choice:
-                raise ValueError(f"state_dict seats[{i}]={seat} differs from this environment's seat={self._seat_choice}")
-            if not isinstance(reset, bool):
-                raise ValueError(f"state_dict needs_reset[{i}]={reset!r} must be True or False")
+            check_saved_seat(f"seats[{i}]", seat, n, self._seat_choice)
+            check_saved_flag(f"needs_reset[{i}]", reset)
             if not reset and (int(arr[i]["status"]) != 0 or int(arr[i]["current"]) != seat):
                 raise ValueError(
                     f"state_dict records[{i}] (status={int(arr[i]['status'])}, current={int(arr[i]['current'])}) "

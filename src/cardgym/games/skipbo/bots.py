@@ -47,7 +47,7 @@ def bot_random(s, p, mask):
 
 
 @njit(cache=True)
-def _disc_action(d, b):
+def disc_action(d, b):
     """Action of playing discard pile ``d`` (0..3 own, 4..7 partner's) onto build pile ``b``."""
     if d < NUM_DISCARDS:
         return (S_DISCARD + d) * 4 + b
@@ -83,7 +83,7 @@ def _chain(s, p, seat, partner, b, target):
                 who = seat if d < NUM_DISCARDS else partner
                 if s.disc[who, d % NUM_DISCARDS, pos - 1] == val:
                     s._bot_pos[d] = pos - 1
-                    a = _disc_action(d, b)
+                    a = disc_action(d, b)
                     break
         if a < 0 and pst == val:
             pst = -1
@@ -97,7 +97,7 @@ def _chain(s, p, seat, partner, b, target):
                     who = seat if d < NUM_DISCARDS else partner
                     if s.disc[who, d % NUM_DISCARDS, pos - 1] == 0:
                         s._bot_pos[d] = pos - 1
-                        a = _disc_action(d, b)
+                        a = disc_action(d, b)
                         wilds += 1
                         break
         if a < 0 and hand_wilds > 0:

@@ -42,6 +42,7 @@ import numpy as np
 from numba import njit
 
 from ...core.rng import pick_legal
+from .bots import disc_action
 from .kernels import disc_top, need, next_need, partner_of, pile_step, stock_top
 from .rules import (
     A_DISCARD,
@@ -133,10 +134,8 @@ def _threat(s, vw, x):
 
 @njit(cache=True)
 def _action(src, b):
-    if src < NUM_DISCARDS:
-        return (S_DISCARD + src) * 4 + b
-    if src < _SRC_PSTOCK:
-        return (S_PARTNER_DISCARD + src - NUM_DISCARDS) * 4 + b
+    if src < _SRC_PSTOCK:  # a discard pile, own or the partner's
+        return disc_action(src, b)
     if src == _SRC_PSTOCK:
         return S_PARTNER_STOCK * 4 + b
     if src == _SRC_STOCK:

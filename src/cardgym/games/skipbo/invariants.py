@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...core.game import RUNNING, TERMINATED
-from .._shared.invariants import check_build_piles
+from .._shared.invariants import check_build_piles, check_pile_lengths, check_stall
 from ...core.invariants import all_equal, all_in_range, bad, check_codes, in_range, same_cards
 from .rules import (
     DECK_SIZE,
@@ -70,12 +70,9 @@ def check_state(r, rules) -> None:
     running = status == RUNNING
     rest = f"seats {n}.. do not play"
     # ---- bounds first: everything later reads through these
-    stock_len = np.asarray(r["stock_len"])
+    stock_len, draw_len, done_len = check_pile_lengths(r, rules, DECK_SIZE)
     disc_len = np.asarray(r["disc_len"])
-    all_in_range("stock_len", stock_len[:n], 0, rules.stock_size, f"(stock_size={rules.stock_size})")
     all_in_range("disc_len", disc_len[:n], 0, PILE_CAP)
-    draw_len = in_range("draw_len", r["draw_len"], 0, DECK_SIZE)
-    done_len = in_range("done_len", r["done_len"], 0, DECK_SIZE)
     hand = np.asarray(r["hand"])
     all_in_range("hand", hand[:n], 0, HAND, "(cards of each code in a hand)")
     for key, want in (("stock_len", 0), ("disc_len", 0), ("hand_len", 0), ("hand", 0), ("stop", -1),
@@ -139,10 +136,7 @@ def check_state(r, rules) -> None:
         raise bad("hands", hands, "counts more hands than a one-hand episode holds")
     turn = int(r["turn"])
     hand_turns = in_range("hand_turns", r["hand_turns"], 0, turn)
-    idle = in_range("idle", r["idle"], 0, hand_turns)
-    limit = (rules.stall_rounds or 0) * n
-    if running and limit and idle >= limit:
-        raise bad("idle", idle, f"reaches stall_rounds*num_players={limit} in a running game")
+    check_stall(r, rules, running, "idle", hand_turns)
     all_in_range("points", r["points"][:n], 0, HAND_POINTS_MAX)
     all_in_range("totals", r["totals"][:n], 0, HAND_POINTS_MAX * hands, f"({hands} hands played)")
     if running and target is not None:

@@ -9,11 +9,12 @@ from __future__ import annotations
 from numba import njit
 
 from ...core.game import RUNNING, TERMINATED, TRUNCATED
-from ...core.rng import below, seed_record
+from ...core.rng import below
 from .._shared import builds
 from .._shared.builds import pile_need, recyclable, recycle
 from .._shared.builds import play as build_play
 from .._shared.cards import deck_order, refill_from
+from .._shared.header import clear_mask, clear_reward, start_record
 from .._shared.layout import offset
 from .observe import SEAT_BLOCK, STATE
 from .rules import (
@@ -192,13 +193,9 @@ def start_turn(s, p):
 
 @njit(cache=True)
 def reset(s, p, seed, deck, deck_len):
-    seed_record(s, seed)
     n = p[P_NUM_PLAYERS]
-    s.num_players = n
-    s.status = RUNNING
-    s.turn = 0
+    start_record(s, seed, n)
     for i in range(s.reward.shape[0]):
-        s.reward[i] = 0.0
         s.totals[i] = 0
         s.points[i] = 0
     s.hands = 0
@@ -243,9 +240,7 @@ def wild_ok(s, p, seat, partner, b):
 
 @njit(cache=True)
 def legal(s, p, mask):
-    for a in range(mask.shape[0]):
-        mask[a] = 0
-    if s.status != RUNNING:
+    if not clear_mask(s, mask):
         return
     seat = s.current
     partner = partner_of(s, p, seat)
@@ -375,8 +370,7 @@ def _end_turn(s, p):
 
 @njit(cache=True)
 def apply(s, p, action):
-    for i in range(s.reward.shape[0]):
-        s.reward[i] = 0.0
+    clear_reward(s)
     seat = s.current
     if action == A_PASS:
         _end_turn(s, p)

@@ -50,6 +50,27 @@ def _holds(s, seat, value):
 
 
 @njit(cache=True)
+def stack_topped(s, seat, l0, l1, l2, code):
+    """The first of ``seat``'s hand stacks (cut to lengths ``l0``, ``l1``, ``l2``) whose top is ``code``;
+    -1 if none."""
+    for k in range(NUM_STACKS):
+        L = l0 if k == 0 else (l1 if k == 1 else l2)
+        if L > 0 and s.stacks[seat, k, L - 1] == code:
+            return k
+    return -1
+
+
+@njit(cache=True)
+def cut_stack(l0, l1, l2, k):
+    """The three hand-stack lengths after one card is played from stack ``k``."""
+    if k == 0:
+        return l0 - 1, l1, l2
+    if k == 1:
+        return l0, l1 - 1, l2
+    return l0, l1, l2 - 1
+
+
+@njit(cache=True)
 def _chain(s, seat, b, target):
     """Plays from my hand stacks (uncovering the cards beneath) that bring build pile ``b`` to need
     ``target`` (my numbered stock top). Returns (first action, wilds used, length), action -1 if
@@ -72,22 +93,14 @@ def _chain(s, seat, b, target):
             if fits and (pick < 0 or (L > 1 and s.stacks[seat, k, L - 2] == want + 1)):
                 pick = k
         if pick < 0:
-            for k in range(NUM_STACKS):
-                L = l0 if k == 0 else (l1 if k == 1 else l2)
-                if L > 0 and s.stacks[seat, k, L - 1] == WILD:
-                    pick = k
-                    wilds += 1
-                    break
+            pick = stack_topped(s, seat, l0, l1, l2, WILD)
+            if pick >= 0:
+                wilds += 1
         if pick < 0:
             return -1, 0, 0
         if first < 0:
             first = (pick + 1) * 4 + b
-        if pick == 0:
-            l0 -= 1
-        elif pick == 1:
-            l1 -= 1
-        else:
-            l2 -= 1
+        l0, l1, l2 = cut_stack(l0, l1, l2, pick)
         want += 1
         steps += 1
     return first, wilds, steps

@@ -33,6 +33,7 @@ import numpy as np
 from numba import njit
 
 from ...core.rng import pick_legal
+from .bots import cut_stack, stack_topped
 from .kernels import stock_top
 from .rules import END_TURN, NUM_CODES, NUM_PILES, NUM_STACKS, P_MUST_PLAY, TOP, WILD
 
@@ -92,17 +93,6 @@ def _reach_prob(t, h):
 
 
 @njit(cache=True)
-def _stack_topped(s, seat, l0, l1, l2, code):
-    """The first of ``seat``'s hand stacks (cut to lengths ``l0``, ``l1``, ``l2``) whose top is ``code``;
-    -1 if none."""
-    for k in range(NUM_STACKS):
-        L = l0 if k == 0 else (l1 if k == 1 else l2)
-        if L > 0 and s.stacks[seat, k, L - 1] == code:
-            return k
-    return -1
-
-
-@njit(cache=True)
 def _can_reach(s, seat, t, lens, h):
     """Can stock code ``t`` be played after hand-stack plays from this position? A short check: for
     each pile, fill the values up to ``t`` with stack tops (uncovering as it goes), numbers first,
@@ -118,18 +108,13 @@ def _can_reach(s, seat, t, lens, h):
         l2 = lens[2]
         ok = True
         while want < t:
-            pick = _stack_topped(s, seat, l0, l1, l2, want)
+            pick = stack_topped(s, seat, l0, l1, l2, want)
             if pick < 0:
-                pick = _stack_topped(s, seat, l0, l1, l2, WILD)
+                pick = stack_topped(s, seat, l0, l1, l2, WILD)
             if pick < 0:
                 ok = False
                 break
-            if pick == 0:
-                l0 -= 1
-            elif pick == 1:
-                l1 -= 1
-            else:
-                l2 -= 1
+            l0, l1, l2 = cut_stack(l0, l1, l2, pick)
             want += 1
         if ok:
             return True
@@ -188,6 +173,25 @@ def _fit_pile(t, h):
 
 
 @njit(cache=True)
+def _play(lens, h, f_idx, f_old, d, idx):
+    """Make move ``idx`` (hand stack ``idx >> 2`` onto build pile ``idx & 3``) from search frame ``d``:
+    the frame's next move is ``idx + 1`` and it keeps the pile's old value for `_unplay`."""
+    f_idx[d] = idx + 1
+    b = idx & 3
+    f_old[d] = h[b]
+    h[b] = _after(h[b], h[b] + 1)
+    lens[idx >> 2] -= 1
+
+
+@njit(cache=True)
+def _unplay(lens, h, f_idx, f_old, d):
+    """Take back the move `_play` last made from frame ``d``."""
+    idx = f_idx[d] - 1
+    lens[idx >> 2] += 1
+    h[idx & 3] = f_old[d]
+
+
+@njit(cache=True)
 def _reach_line(s, seat, t, lens, h, f_idx, f_old):
     """Is there an order of hand-stack plays after which stock code ``t`` fits? A depth-first search
     over the plays (at most ``REACH_NODES`` positions; then the short chain check decides).
@@ -205,12 +209,7 @@ def _reach_line(s, seat, t, lens, h, f_idx, f_old):
             idx += 1
         if idx < 12 and nodes < REACH_NODES and d + 1 < f_idx.shape[0]:
             nodes += 1
-            f_idx[d] = idx + 1
-            k = idx >> 2
-            b = idx & 3
-            f_old[d] = h[b]
-            h[b] = _after(h[b], h[b] + 1)
-            lens[k] -= 1
+            _play(lens, h, f_idx, f_old, d, idx)
             if _fits(t, h):
                 found = True
                 val = 1.0 + LEVEL2 * _second(s, seat, lens, h, _fit_pile(t, h))
@@ -222,15 +221,11 @@ def _reach_line(s, seat, t, lens, h, f_idx, f_old):
         if d == 0:
             break
         d -= 1
-        idx = f_idx[d] - 1
-        lens[idx >> 2] += 1
-        h[idx & 3] = f_old[d]
+        _unplay(lens, h, f_idx, f_old, d)
     # unwind the line that was found
     while d > 0:
         d -= 1
-        idx = f_idx[d] - 1
-        lens[idx >> 2] += 1
-        h[idx & 3] = f_old[d]
+        _unplay(lens, h, f_idx, f_old, d)
     if found:
         return val
     if nodes >= REACH_NODES and _can_reach(s, seat, t, lens, h):
@@ -361,18 +356,12 @@ def _search(s, turn, lens, h, played, table):
         while idx < 12 and not _move_ok(s, seat, lens, h, idx):
             idx += 1
         if idx < 12:
-            f_idx[d] = idx + 1
-            k = idx >> 2
-            b = idx & 3
-            f_old[d] = h[b]
-            h[b] = _after(h[b], h[b] + 1)
-            lens[k] -= 1
+            _play(lens, h, f_idx, f_old, d, idx)
             played += 1
             f_moved[d] = True
             v = _leaf(s, turn, lens, h, played, table, d + 1)
             if v > -1.0e17:
-                lens[k] += 1
-                h[b] = f_old[d]
+                _unplay(lens, h, f_idx, f_old, d)
                 played -= 1
                 f_best[d] = max(f_best[d], v)
                 continue
@@ -393,11 +382,7 @@ def _search(s, turn, lens, h, played, table):
         if d == 0:
             return v
         d -= 1
-        idx = f_idx[d] - 1
-        k = idx >> 2
-        b = idx & 3
-        lens[k] += 1
-        h[b] = f_old[d]
+        _unplay(lens, h, f_idx, f_old, d)
         played -= 1
         f_best[d] = max(f_best[d], v)
 

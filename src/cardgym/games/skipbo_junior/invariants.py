@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...core.game import RUNNING, TERMINATED
-from .._shared.invariants import check_build_piles
+from .._shared.invariants import check_build_piles, check_pile_lengths, check_stall
 from ...core.invariants import all_equal, all_in_range, bad, check_codes, in_range, same_cards
 from .rules import DECK_SIZE, FULL_DECK, MAX_STOCK, NUM_CODES, NUM_PILES, NUM_STACKS, TOP, WILD
 
@@ -43,12 +43,9 @@ def check_state(r, rules) -> None:
     rest = f"seats {n}.. do not play"
     top = NUM_CODES - 1
     # ---- bounds first: everything later reads through these
-    stock_len = np.asarray(r["stock_len"])
+    stock_len, draw_len, done_len = check_pile_lengths(r, rules, DECK_SIZE)
     stack_len = np.asarray(r["stack_len"])
-    all_in_range("stock_len", stock_len[:n], 0, rules.stock_size, f"(stock_size={rules.stock_size})")
     all_in_range("stack_len", stack_len[:n], 0, DECK_SIZE)
-    draw_len = in_range("draw_len", r["draw_len"], 0, DECK_SIZE)
-    done_len = in_range("done_len", r["done_len"], 0, DECK_SIZE)
     for key in ("stock_len", "stack_len", "stack_under"):
         all_equal(key, r[key][n:], 0, rest)
     for j in range(n):
@@ -75,12 +72,9 @@ def check_state(r, rules) -> None:
     # ---- the turn and the end
     in_range("played", r["played"], 0, 1)
     in_range("recycles", r["recycles"], 0, np.iinfo(np.int16).max)
-    idle = in_range("idle", r["idle"], 0, int(r["turn"]))
-    limit = rules.stall_rounds * n
+    check_stall(r, rules, running, "idle", int(r["turn"]))
     winner = in_range("winner", r["winner"], -1, n - 1)
     if running:
-        if idle >= limit:
-            raise bad("idle", idle, f"reaches stall_rounds*num_players={limit} in a running game")
         if winner != -1:
             raise bad("winner", winner, "should be -1 while the game runs")
         empty = np.flatnonzero(stock_len[:n] == 0)

@@ -10,9 +10,10 @@ from __future__ import annotations
 from numba import njit
 
 from ...core.game import RUNNING, TERMINATED, TRUNCATED
-from ...core.rng import below, seed_record
+from ...core.rng import below
 from .._shared.builds import ASCENDING, accepts, pile_need, play, recyclable, recycle
 from .._shared.cards import count_values, deck_order, load_pile, pop, push, top
+from .._shared.header import clear_mask, clear_reward, start_record
 from .._shared.layout import offset
 from .observe import STATE, VECTOR, observe_vector
 from .rules import (
@@ -175,18 +176,14 @@ def _start_turns(s, p):
 
 @njit(cache=True)
 def reset(s, p, seed, deck, deck_len):
-    seed_record(s, seed)
     n = p[P_NUM_PLAYERS]
     ss = p[P_STOCK]
-    s.num_players = n
-    s.status = RUNNING
-    s.turn = 0
+    start_record(s, seed, n)
     s.played = 0
     s.idle = 0
     s.winner = -1
     s.recycles = 0
     for i in range(s.reward.shape[0]):
-        s.reward[i] = 0.0
         s.stock_len[i] = 0
         for k in range(NUM_STACKS):
             s.stack_len[i, k] = 0
@@ -216,9 +213,7 @@ def reset(s, p, seed, deck, deck_len):
 
 @njit(cache=True)
 def legal(s, p, mask):
-    for a in range(mask.shape[0]):
-        mask[a] = 0
-    if s.status != RUNNING:
+    if not clear_mask(s, mask):
         return
     seat = s.current
     for src in range(NUM_STACKS + 1):
@@ -233,8 +228,7 @@ def legal(s, p, mask):
 
 @njit(cache=True)
 def apply(s, p, action):
-    for i in range(s.reward.shape[0]):
-        s.reward[i] = 0.0
+    clear_reward(s)
     seat = s.current
     if action == END_TURN:
         if not _end_turn(s, p):

@@ -31,6 +31,20 @@ from .rules import NUM_ACTIONS, NUM_CODES, STATE_DTYPE
 MC, EXPERT, GREEDY = 0, 1, 2
 
 @njit(cache=True)
+def _deal_back(s, buf):
+    """Lay the shuffled hidden cards ``buf`` back into record ``s``: the draw pile first, then every
+    stock under its top, seat by seat."""
+    m = 0
+    for i in range(s.draw_len):
+        s.draw[i] = buf[m]
+        m += 1
+    for j in range(s.num_players):
+        for i in range(s.stock_len[j] - 1):
+            s.stock[j, i] = buf[m]
+            m += 1
+
+
+@njit(cache=True)
 def _resample(s, g, buf):
     """Reshuffle what nobody sees in record ``s`` (the draw pile and every stock under its top) with
     the game generator of record ``g``."""
@@ -43,14 +57,7 @@ def _resample(s, g, buf):
             buf[m] = s.stock[j, i]
             m += 1
     shuffle(g, buf, m)
-    m = 0
-    for i in range(s.draw_len):
-        s.draw[i] = buf[m]
-        m += 1
-    for j in range(s.num_players):
-        for i in range(s.stock_len[j] - 1):
-            s.stock[j, i] = buf[m]
-            m += 1
+    _deal_back(s, buf)
 
 
 @njit(cache=True)
@@ -194,14 +201,7 @@ def resample_seen(t, seat, g, buf):
         for i in range(t.stock_len[j] - 1):
             counts[t.stock[j, i]] += 1
     shuffled_pool(counts, 0, g, buf)
-    m = 0
-    for i in range(t.draw_len):
-        t.draw[i] = buf[m]
-        m += 1
-    for j in range(t.num_players):
-        for i in range(t.stock_len[j] - 1):
-            t.stock[j, i] = buf[m]
-            m += 1
+    _deal_back(t, buf)
 
 
 @njit(cache=True)

@@ -83,7 +83,7 @@ def _slot_ev(s, seat, pos, E):
 
 
 @njit(cache=True)
-def _gain(s, me, pos, c, E):
+def gain(s, me, pos, c, E):
     """Expected points saved by putting card value ``c`` at ``pos`` (face up)."""
     col = pos % 4
     q1 = col if pos != col else col + 4
@@ -135,7 +135,7 @@ def _best_place(s, p, me, c, E, allow_out):
         u = s.up[me, pos]
         if u == REMOVED:
             continue
-        g = _gain(s, me, pos, c, E)
+        g = gain(s, me, pos, c, E)
         if (u == HIDDEN and hid == 1 and s.goer < 0 and not allow_out
                 and not _safe_to_go_out(s, p, me, total - g)):
             continue

@@ -55,6 +55,7 @@ import numpy as np
 from numba import njit
 
 from ...core.rng import bot_below, pick_legal
+from .bots import gain
 from .rules import (
     A_DRAW,
     A_REPLACE,
@@ -244,25 +245,8 @@ def _simple_gain(s, seat, c, E):
     counts its whole content)."""
     best = 0.0
     for pos in range(SLOTS):
-        u = s.up[seat, pos]
-        if u == REMOVED:
-            continue
-        col = pos % 4
-        q1 = col if pos != col else col + 4
-        q2 = col + 8 if pos != col + 8 else col + 4
-        o = 0.0
-        for q in (q1, q2):
-            if s.up[seat, q] == UP:
-                o += s.grid[seat, q]
-            else:
-                o += E
-        before = o + (s.grid[seat, pos] if u == UP else E)
-        if (s.up[seat, q1] == UP and s.up[seat, q2] == UP and s.grid[seat, q1] == c
-                and s.grid[seat, q2] == c):
-            g = before
-        else:
-            g = before - (c + o)
-        best = max(best, g)
+        if s.up[seat, pos] != REMOVED:  # a column goes whole: the rest of it is up or hidden too
+            best = max(best, gain(s, seat, pos, c, E))
     return best
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...core.game import RUNNING, TRUNCATED
+from .._shared.invariants import check_stall
 from ...core.invariants import all_equal, all_in_range, bad, check_codes, in_range, same_cards
 from .rules import (
     COLS,
@@ -130,10 +131,7 @@ def check_state(r, rules) -> None:
             raise bad("end_reason", end_reason, f"should be one of {list(want)} with status={status}")
     turn = int(r["turn"])
     round_turns = in_range("round_turns", r["round_turns"], 0, turn)
-    stall = in_range("stall", r["stall"], 0, round_turns)
-    limit = (rules.stall_rounds or 0) * n
-    if running and limit and stall >= limit:
-        raise bad("stall", stall, f"reaches stall_rounds*num_players={limit} in a running game")
+    check_stall(r, rules, running, "stall", round_turns)
     goer = in_range("goer", r["goer"], -1, n - 1)
     final_left = int(r["final_left"])
     setup_done = int(r["setup_done"])

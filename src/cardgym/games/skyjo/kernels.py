@@ -11,8 +11,9 @@ from __future__ import annotations
 from numba import njit
 
 from ...core.game import RUNNING, TERMINATED, TRUNCATED
-from ...core.rng import below, seed_record, shuffle
+from ...core.rng import below, shuffle
 from .._shared.cards import deck_order, load_pile
+from .._shared.header import clear_mask, clear_reward, start_record
 from .rules import (
     A_DRAW,
     A_REPLACE,
@@ -27,7 +28,6 @@ from .rules import (
     END_TRUNCATED,
     HIDDEN,
     MAX_PLAYERS,
-    NUM_ACTIONS,
     NUM_VALUES,
     P_END_SCORE,
     P_EPISODE,
@@ -194,13 +194,9 @@ def _new_round(s, p, deck, deck_len):
 
 @njit(cache=True)
 def reset(s, p, seed, deck, deck_len):
-    seed_record(s, seed)
     n = p[P_NUM_PLAYERS]
-    s.num_players = n
-    s.status = RUNNING
-    s.turn = 0
+    start_record(s, seed, n)
     for i in range(MAX_PLAYERS):
-        s.reward[i] = 0.0
         s.scores[i] = 0
         s.totals[i] = 0
     s.round_no = 0
@@ -211,9 +207,7 @@ def reset(s, p, seed, deck, deck_len):
 
 @njit(cache=True)
 def legal(s, p, mask):
-    for a in range(NUM_ACTIONS):
-        mask[a] = 0
-    if s.status != RUNNING:
+    if not clear_mask(s, mask):
         return
     me = s.current
     ph = s.phase
@@ -321,8 +315,7 @@ def _end_turn(s, p, progress):
 
 @njit(cache=True)
 def apply(s, p, action):
-    for i in range(MAX_PLAYERS):
-        s.reward[i] = 0.0
+    clear_reward(s)
     me = s.current
     ph = s.phase
     if ph == PH_START:
