@@ -24,13 +24,11 @@ duplicate games against every bot of the game (``cardgym.eval.match``; ``--eval-
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import time
-from pathlib import Path
 
-import numpy as np
 from cardgym import GAMES
+from cardgym.wrappers.rllib_tools import ModulePolicy, evaluate_vs_bots, finish_run, fmt, start_ppo
 
 POLICY = "shared"
 
@@ -46,44 +44,6 @@ def make_env(env_config: dict):
     cfg = dict(env_config)
     module = importlib.import_module(GAMES[cfg.pop("game")].module)
     return PettingZooEnv(rllib_keys(module.env(**cfg)))
-
-
-class ModulePolicy:
-    """An RLlib RLModule as a cardgym batched policy (``act(obs, masks)``, greedy over legal actions)."""
-
-    def __init__(self, module):
-        self.module = module
-
-    def act(self, obs, masks):
-        import torch
-
-        masks = np.asarray(masks)
-        batch = {"obs": {"observations": torch.as_tensor(np.asarray(obs, np.float32)),
-                         "action_mask": torch.as_tensor(masks.astype(np.float32))}}
-        with torch.no_grad():
-            logits = self.module.forward_inference(batch)["action_dist_inputs"].numpy()
-        return np.where(masks > 0, logits, -np.inf).argmax(axis=1).astype(np.int64)
-
-    def __call__(self, obs, mask):
-        return int(self.act(np.asarray(obs)[None], np.asarray(mask)[None])[0])
-
-
-def init_ray(address: str | None, num_cpus: int):
-    """Connect to a Ray cluster (``address`` or ``RAY_ADDRESS``) or start a small local Ray."""
-    import ray
-
-    address = address or os.environ.get("RAY_ADDRESS")
-    if address:
-        ray.init(address=address, log_to_driver=False)
-    else:
-        # "local": always a new Ray of our own, even if a stale `ray start` left its address behind
-        ray.init(address="local", num_cpus=num_cpus, include_dashboard=False,
-                 object_store_memory=256 * 1024**2, log_to_driver=False)
-    return address or "local"
-
-
-def fmt(x, spec=".3f"):
-    return "n/a" if x is None or (isinstance(x, float) and np.isnan(x)) else format(x, spec)
 
 
 def main(argv=None):
@@ -115,27 +75,25 @@ def main(argv=None):
 
     from cardgym.wrappers.rllib_module import MaskedMLPModule  # imports Ray: only here
 
-    t_start = time.perf_counter()
-    where = init_ray(a.address, a.num_cpus)
-    print(f"ray {ray.__version__} ({where}) up in {time.perf_counter() - t_start:.1f}s", flush=True)
-    register_env("cardgym", make_env)
-    config = (
-        PPOConfig()
-        # RLlib's env pre-check steps random (unmasked) actions: illegal moves, warnings; off.
-        .environment("cardgym", env_config={"game": a.game, "num_players": a.players},
-                     disable_env_checking=True)
-        .multi_agent(policies={POLICY}, policy_mapping_fn=lambda agent_id, episode, **kw: POLICY)
-        .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs={
-            POLICY: RLModuleSpec(module_class=MaskedMLPModule,
-                                 model_config={"hidden": a.hidden, "vf_share_layers": False})}))
-        .env_runners(num_env_runners=a.num_env_runners, num_cpus_per_env_runner=1)
-        .learners(num_learners=0)
-        .training(train_batch_size_per_learner=a.train_batch, minibatch_size=min(a.minibatch, a.train_batch),
-                  num_epochs=a.epochs, lr=a.lr)
-        .debugging(seed=a.seed)
-    )
-    algo = config.build_algo()
-    print(f"PPO built in {time.perf_counter() - t_start:.1f}s", flush=True)
+    def build():  # called once Ray is up
+        register_env("cardgym", make_env)
+        return (
+            PPOConfig()
+            # RLlib's env pre-check steps random (unmasked) actions: illegal moves, warnings; off.
+            .environment("cardgym", env_config={"game": a.game, "num_players": a.players},
+                         disable_env_checking=True)
+            .multi_agent(policies={POLICY}, policy_mapping_fn=lambda agent_id, episode, **kw: POLICY)
+            .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs={
+                POLICY: RLModuleSpec(module_class=MaskedMLPModule,
+                                     model_config={"hidden": a.hidden, "vf_share_layers": False})}))
+            .env_runners(num_env_runners=a.num_env_runners, num_cpus_per_env_runner=1)
+            .learners(num_learners=0)
+            .training(train_batch_size_per_learner=a.train_batch, minibatch_size=min(a.minibatch, a.train_batch),
+                      num_epochs=a.epochs, lr=a.lr)
+            .debugging(seed=a.seed)
+        )
+
+    algo, where, t_start = start_ppo(a.address, a.num_cpus, build)
     history = []
     t0 = time.perf_counter()
     for it in range(1, a.iterations + 1):
@@ -163,25 +121,9 @@ def main(argv=None):
 
     final = {}
     if a.eval_games > 0:
-        from cardgym.eval import baseline_bots, match
-
-        policy = ModulePolicy(algo.get_module(POLICY))
-        for bot in baseline_bots(a.game):  # random, greedy, expert
-            r = match(a.game, policy, bot, num_players=a.players, games=a.eval_games, seed=10**6)
-            final[bot] = {k: r[k] for k in ("games", "wins", "draws", "losses", "a_win_rate", "ci95")}
-            lo, hi = r["ci95"]
-            print(f"vs {bot:<8} win rate {100 * r['a_win_rate']:5.1f}% (95% CI {100 * lo:.1f}-{100 * hi:.1f}, "
-                  f"{r['games']} duplicate games: {r['wins']} W / {r['draws']} D / {r['losses']} L)", flush=True)
-    if a.out:
-        out = Path(a.out)
-        out.mkdir(parents=True, exist_ok=True)
-        algo.save_to_path(str((out / "checkpoint").resolve()))
-        (out / "results.json").write_text(json.dumps(
-            {"game": a.game, "players": a.players, "ray": ray.__version__, "address": where,
-             "history": history, "final_eval": final}, indent=1) + "\n")
-    algo.stop()
-    ray.shutdown()
-    print(f"total {time.perf_counter() - t_start:.0f}s", flush=True)
+        final = evaluate_vs_bots(a.game, ModulePolicy(algo.get_module(POLICY)), a.players, a.eval_games)
+    finish_run(algo, a.out, {"game": a.game, "players": a.players, "ray": ray.__version__, "address": where,
+                             "history": history, "final_eval": final}, t_start)
     return {"history": history, "final_eval": final}
 
 

@@ -14,6 +14,9 @@
   and cut into per-seat trajectories (batched self-play; no Ray import), driven by
   ``cardgym.wrappers.rllib_runner.SelfPlayEnvRunner``, an RLlib EnvRunner (imports Ray, so it is not
   imported here either): ``examples/rllib_selfplay_batched.py``.
+- ``cardgym.wrappers.rllib_tools``: what the RLlib examples share (an RLModule as a cardgym policy,
+  starting Ray, the training loop's rows and lines, the evaluation against the bots; no Ray import at
+  module level, not imported here).
 """
 
 from __future__ import annotations
