@@ -1,5 +1,6 @@
-"""The pieces the RLlib examples share: an RLModule as a cardgym policy, starting Ray, the training loop's
-per-iteration row and line, the throughput summary and the final duplicate evaluation against the bots.
+"""The pieces the RLlib examples share: an RLModule as a cardgym policy, starting Ray, the batched examples'
+options and PPOConfig, the training loop's per-iteration row and line, the throughput summary, the final
+duplicate evaluation against the bots and the end of a run (checkpoint, results.json, shutdown).
 
 No Ray import at module level (``ray`` and ``torch`` are imported inside the functions that need them), so
 ``import cardgym.wrappers.rllib_tools`` works without Ray; used by ``examples/rllib_multiagent.py``,
@@ -16,8 +17,9 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["ModulePolicy", "init_ray", "start_ppo", "add_ppo_arguments", "ppo_config", "finish_run", "fmt", "RowKeys", "LEARNER_ROW", "SELFPLAY_ROW", "iteration_row",
-           "iteration_line", "throughput", "throughput_line", "train_loop", "EVAL_KEYS", "evaluate_vs_bots"]
+__all__ = ["ModulePolicy", "init_ray", "start_ppo", "add_ppo_arguments", "ppo_config", "finish_run", "fmt",
+           "RowKeys", "LEARNER_ROW", "SELFPLAY_ROW", "iteration_row", "iteration_line", "throughput",
+           "throughput_line", "train_loop", "EVAL_KEYS", "evaluate_vs_bots"]
 
 
 class ModulePolicy:
