@@ -26,23 +26,18 @@ it starts with the game's name, so two games with one record dtype never share a
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from numba import prange
 
+from cardgym.core.fastcall import tagged_jit
 from cardgym.core.rng import bot_below, next_seed
+from cardgym.core.status import RUNNING
 
-RUNNING = 0
 TAG = globals().get("TAG", "")  # set by GameSpec.compiled() before this file runs: "<game>[_<binding>]"
 
 
 def _jit(**options):
-    """``njit(cache=True)``, with ``TAG`` in the cached name so that each binding has its own cache."""
-
-    def deco(fn):
-        if TAG:
-            fn.__qualname__ = f"{fn.__name__}__{TAG}"
-        return njit(cache=True, **options)(fn)
-
-    return deco
+    """``njit(cache=True)`` named with ``TAG`` (`cardgym.core.fastcall.tagged_jit`)."""
+    return tagged_jit(TAG, **options)
 
 
 # set by GameSpec.compiled() before the first call

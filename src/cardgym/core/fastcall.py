@@ -66,3 +66,17 @@ def plain_call_types() -> bool:
     Dispatcher.get_call_template = get_call_template
     _PATCHED = True
     return True
+
+
+def tagged_jit(tag: str, **options):
+    """``numba.njit(cache=True, **options)`` for the functions of a template file bound several times
+    (``core/bound.py`` per game and binding, ``games/_shared/search_loop.py`` per game): a non-empty
+    ``tag`` is appended to each function's qualified name, which names numba's cache entries, so that
+    every binding has its own (two games with one record dtype would otherwise share machine code)."""
+
+    def deco(fn):
+        if tag:
+            fn.__qualname__ = f"{fn.__name__}__{tag}"
+        return numba.njit(cache=True, **options)(fn)
+
+    return deco

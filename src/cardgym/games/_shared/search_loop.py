@@ -18,8 +18,8 @@ game's segment); `confident_best` picks the action.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from cardgym.core.fastcall import tagged_jit
 from cardgym.core.rng import bot_below, next_seed, seed_record
 from cardgym.games._shared.search import R_EXPERT, confident_best
 
@@ -27,14 +27,8 @@ TAG = globals().get("TAG", "")  # set by bind_search() before this file runs: th
 
 
 def _jit(**options):
-    """``njit(cache=True)``, with ``TAG`` in the cached name so that each game has its own cache."""
-
-    def deco(fn):
-        if TAG:
-            fn.__qualname__ = f"{fn.__name__}__{TAG}"
-        return njit(cache=True, **options)(fn)
-
-    return deco
+    """``njit(cache=True)`` named with ``TAG`` (`cardgym.core.fastcall.tagged_jit`)."""
+    return tagged_jit(TAG, **options)
 
 
 # set by bind_search() before the first call
