@@ -297,3 +297,24 @@ def test_single_env_and_vector_env_share_the_driver():
             obs_s, info_s = single.reset()  # the record's own generator, as the vector env's autoreset
             ends += 1
     assert ends > 0 and single.decisions == vec.decisions
+
+
+def test_illegal_penalty_assigned_after_construction_is_what_the_step_pays():
+    """``illegal_penalty`` lives in the compiled step's Setup: assigning it takes effect at the next step,
+    in the vector and the single-agent env alike."""
+    import gymnasium as gym
+
+    env = cardgym.make_vec("skyjo", 4, seat=0)
+    env.reset(seed=3)
+    env.illegal_penalty = -7.5
+    acts = np.argmin(env._masks, axis=1)  # an illegal action in every game
+    assert (env._masks[np.arange(4), acts] == 0).all()
+    _, rew, term, _, _ = env.step(acts)
+    assert np.all(rew == -7.5) and term.all()
+    one = gym.make("cardgym/Skyjo-v0").unwrapped
+    _, info = one.reset(seed=3)
+    one.illegal_penalty = -2.5
+    bad = int(np.argmin(info["action_mask"]))
+    assert one.step(bad)[1] == -2.5
+    with pytest.raises(ValueError, match="illegal_penalty must be a number"):
+        one.illegal_penalty = "high"

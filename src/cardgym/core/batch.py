@@ -60,3 +60,24 @@ def setup(seat_choice, which_bot, which_obs, same_step, penalty) -> Setup:
     """A `Setup` with the plain Python types the compiled loops are compiled for (one compile, not one
     per integer width)."""
     return Setup(int(seat_choice), int(which_bot), int(which_obs), bool(same_step), float(penalty))
+
+
+def check_penalty(value) -> float:
+    """``illegal_penalty`` as a float, or ``ValueError`` naming what was given."""
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"illegal_penalty must be a number, got {value!r}") from None
+
+
+def _get_penalty(env) -> float:
+    return env._setup.penalty
+
+
+def _set_penalty(env, value) -> None:
+    env._setup = env._setup._replace(penalty=check_penalty(value))  # same types: the compiled step stays
+
+
+#: the ``illegal_penalty`` attribute of the single-agent and vector envs: held once, in their `Setup`
+#: (what the compiled step reads), so assigning it takes effect at the next step
+illegal_penalty = property(_get_penalty, _set_penalty, doc="reward of an illegal action (it ends the episode)")

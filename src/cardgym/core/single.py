@@ -13,7 +13,7 @@ from gymnasium import spaces
 
 from .actions import check_action
 from .aec import parse_reset_options, render_frame, reset_seed
-from .batch import new_batch, setup
+from .batch import check_penalty, illegal_penalty, new_batch, setup
 from .episodes import EXTERNAL, EpisodeDriver
 from .fastcall import entry
 from .game import RUNNING, DictEncoder, GameSpec
@@ -34,6 +34,8 @@ class CardGameEnv(gym.Env):
 
     game: GameSpec = None  # type: ignore[assignment]
     metadata = {"render_modes": ["ansi", "human", "rgb_array"], "render_fps": 1}
+
+    illegal_penalty = illegal_penalty  # held in the compiled step's Setup (core/batch.py)
 
     def __init__(
         self,
@@ -61,10 +63,7 @@ class CardGameEnv(gym.Env):
         self._flat = not isinstance(self.encoder, DictEncoder)
         self._which_obs = game.obs_index(observation)
         self._c = game.compiled(bot=self._which_bot, obs=self._which_obs)  # compiles only these
-        try:
-            self.illegal_penalty = float(illegal_penalty)
-        except (TypeError, ValueError):
-            raise ValueError(f"illegal_penalty must be a number, got {illegal_penalty!r}") from None
+        penalty = check_penalty(illegal_penalty)
         if self._flat:
             low, high = self.encoder.bounds(self.rules)
             self.observation_space = spaces.Box(low, high, dtype=np.float32)
@@ -78,7 +77,7 @@ class CardGameEnv(gym.Env):
         self._states, self._masks, self._obs, self._final = b.states, b.masks, b.obs, b.final_obs
         self._seats, self._rew, self._term, self._trunc = b.seats, b.rewards, b.terminated, b.truncated
         self._illegal, self._needs_reset, self._acts = b.illegal, b.needs_reset, b.actions
-        self._setup = setup(self._seat_choice, self._which_bot, self._which_obs, False, self.illegal_penalty)
+        self._setup = setup(self._seat_choice, self._which_bot, self._which_obs, False, penalty)
         self._f_step = None  # the compiled step, resolved on the first step
         self._seeds = np.zeros(1, np.int64)
         self._started = False

@@ -11,7 +11,7 @@ from gymnasium.vector.utils import batch_space
 
 from .actions import check_actions
 from .aec import check_seed, entropy_seed
-from .batch import new_batch, setup
+from .batch import check_penalty, illegal_penalty, new_batch, setup
 from .episodes import EXTERNAL, EpisodeDriver
 from .fastcall import entry
 from .game import DictEncoder, GameSpec
@@ -63,6 +63,8 @@ class CardGameVectorEnv(VectorEnv):
     every seat's reward of the last ``step()`` (before an autoreset of ``"same_step"``).
     """
 
+    illegal_penalty = illegal_penalty  # held in the compiled step's Setup (core/batch.py)
+
     def __init__(
         self,
         game: GameSpec,
@@ -109,7 +111,7 @@ class CardGameVectorEnv(VectorEnv):
         check_learner_can_act(self.rules, self._seat_choice)
         self._same_step = autoreset_mode == "same_step"
         self.copy = bool(copy)
-        self.illegal_penalty = float(illegal_penalty)
+        penalty = check_penalty(illegal_penalty)
         n = int(num_envs)
         self.num_envs = n
         low, high = self.encoder.bounds(self.rules)
@@ -124,7 +126,7 @@ class CardGameVectorEnv(VectorEnv):
         self._seats, self._rew, self._term, self._trunc = b.seats, b.rewards, b.terminated, b.truncated
         self._illegal, self._needs_reset, self._acts = b.illegal, b.needs_reset, b.actions
         self._setup = setup(
-            self._seat_choice, self._which_bot, self._which_obs, self._same_step, self.illegal_penalty
+            self._seat_choice, self._which_bot, self._which_obs, self._same_step, penalty
         )
         self._f_step = None  # the compiled step, resolved on the first step (see _compiled_step)
         self._all = np.ones(n, np.bool_)
