@@ -155,3 +155,37 @@ def test_trainer_rolls_out_through_the_public_vector_env(tmp_path):
     assert (sp[np.arange(8), 1 - tr.seats][kinds == "greedy"] == 0).all()
     assert (sp[np.arange(8), 1 - tr.seats][kinds == "self"] == 2).all()
 
+
+
+@pytest.mark.parametrize("anneal", [False, True])
+def test_pretrain_anneal_lowers_the_cloning_rate_to_zero(monkeypatch, anneal):
+    """--pretrain-anneal: the cloning learning rate falls linearly from --pretrain-lr to 0 over all
+    cloning updates (last update at lr / updates); without it, every update uses the same rate."""
+    import torch
+
+    from cardgym.train import config_from_args
+    from cardgym.train.ppo import Trainer
+
+    argv = ["skyjo", "--out", "unused", *TINY, "--imitate", "expert", "--pretrain-steps", "2000",
+            "--pretrain-epochs", "3", "--pretrain-minibatch", "256"] + (["--pretrain-anneal"] if anneal else [])
+    cfg, _ = config_from_args(argv)
+    assert cfg.pretrain_anneal is anneal
+    tr = Trainer(cfg)
+    seen = []
+    step = torch.optim.Adam.step
+
+    def recording(self, *a, **k):
+        seen.append(self.param_groups[0]["lr"])
+        return step(self, *a, **k)
+
+    monkeypatch.setattr(torch.optim.Adam, "step", recording)
+    tr._assign()
+    tr.pretrain()
+    held_out = 1  # 16 games: one record in 50 (at least one) is held out
+    updates = 3 * -(-(2000 // 16 + (2000 % 16 > 0)) * (16 - held_out) // 256)
+    assert len(seen) == updates
+    if anneal:
+        want = [cfg.pretrain_lr * (1 - k / updates) for k in range(updates)]
+        assert seen == pytest.approx(want) and seen[-1] == pytest.approx(cfg.pretrain_lr / updates)
+    else:
+        assert set(seen) == {cfg.pretrain_lr}

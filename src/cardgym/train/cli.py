@@ -111,6 +111,9 @@ def build_parser():
                    help=f"epochs over the cloning data ({preset('pretrain_epochs')})")
     p.add_argument("--pretrain-minibatch", type=int, default=None,
                    help=f"cloning minibatch (default: {d.pretrain_minibatch})")
+    p.add_argument("--pretrain-anneal", action="store_true", default=None,
+                   help="the cloning learning rate falls linearly from its start to 0 over all cloning updates "
+                        f"({per_game('pretrain_anneal')})")
     p.add_argument("--eval-every", type=int, default=d.eval_every,
                    help="iterations between evaluations (0: none; curve.png needs at least one)")
     p.add_argument("--eval-games", type=int, default=d.eval_games, help="duplicate games per bot per evaluation")
@@ -146,7 +149,7 @@ _PRESET_FLAGS = {"opponents": "opponents", "reward": "reward", "reward_scale": "
                  "win_bonus": "win_bonus", "total_steps": "steps", "imitate": "imitate",
                  "imitate_coef": "imitate_coef", "imitate_steps": "imitate_steps",
                  "pretrain_steps": "pretrain_steps", "pretrain_epochs": "pretrain_epochs",
-                 "pretrain_minibatch": "pretrain_minibatch", "lr": "lr",
+                 "pretrain_minibatch": "pretrain_minibatch", "pretrain_anneal": "pretrain_anneal", "lr": "lr",
                  "epochs": "epochs", "ent_coef": "ent_coef", "minibatch": "minibatch"}
 _INT_FIELDS = {f.name for f in dataclasses.fields(Config) if f.type in ("int", int)}
 

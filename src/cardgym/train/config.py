@@ -44,6 +44,7 @@ class Config:
     pretrain_epochs: int = 8
     pretrain_lr: float = 1e-3
     pretrain_minibatch: int = 4096
+    pretrain_anneal: bool = False  # the cloning learning rate falls linearly to 0 over all cloning updates
     eval_every: int = 10  # iterations (0: never during training)
     eval_games: int = 400
     final_eval_games: int = 2000

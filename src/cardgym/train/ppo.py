@@ -147,6 +147,8 @@ class Trainer(RolloutMixin, CheckpointMixin):
         label, ret = torch.from_numpy(b["label"]), torch.from_numpy(b["ret"])
         opt = torch.optim.Adam(self.net.parameters(), lr=cfg.pretrain_lr, eps=1e-5)
         mb = int(cfg.pretrain_minibatch)
+        updates = int(cfg.pretrain_epochs) * -(-tr_idx.numel() // mb)
+        done = 0
         rows = []
         for ep in range(int(cfg.pretrain_epochs)):
             perm = tr_idx[torch.randperm(tr_idx.numel())]
@@ -154,6 +156,10 @@ class Trainer(RolloutMixin, CheckpointMixin):
             count = 0
             for s in range(0, perm.numel(), mb):
                 j = perm[s: s + mb]
+                if cfg.pretrain_anneal:
+                    for g in opt.param_groups:
+                        g["lr"] = cfg.pretrain_lr * (1.0 - done / updates)
+                done += 1
                 logits, v = self.net(obs[j])
                 logits = mask_logits(logits, mask[j])
                 ce = torch.nn.functional.cross_entropy(logits, label[j])
