@@ -19,6 +19,15 @@ that pip takes the CPU wheel:
     /work/venvs/ray/bin/pip install -e '.[train,dev]' 'ray[rllib]==2.60.0'
     /work/venvs/ray/bin/python examples/rllib_batched.py --game skyjo --iterations 10
 
+``--init MODEL`` warm-starts the policy from a model file of cardgym's trainer (``cardgym train``'s
+``model.pt``, or ``agent``: the agent shipped for the game): ``MaskedMLPModule`` takes that network's shape
+and weights, value head included (``model_config={"init": path}``). From scratch, PPO here beats
+``random`` but not ``greedy`` in 30 minutes; cloning the expert first gets there (docs/training.md, "Warm
+start"):
+
+    cardgym train skyjo --pretrain-steps 1e6 --pretrain-epochs 8 --steps 65536 --imitate-steps 65536 --out runs/clone
+    python examples/rllib_batched.py --game skyjo --init runs/clone/model.pt --opponents greedy,self --minutes 20
+
 ``--num-env-runners 0`` samples in the driver process; ``N > 0`` starts N EnvRunner actors (each with
 its own batch of ``--envs-per-runner`` games). Ray starts locally by default; ``--address`` joins a
 cluster (see ``examples/rllib_multiagent.py``). ``--minutes`` stops training after that wall time.

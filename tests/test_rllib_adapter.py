@@ -450,3 +450,60 @@ def test_masked_module_ppo_update_without_a_ray_cluster():
     assert stats["entropy"] > 0
     after = learner.module["shared"].state_dict()
     assert all(not torch.equal(before[k], after[k]) for k in before)
+
+
+@pytest.mark.parametrize("inference_only", [False, True], ids=["learner", "env-runner"])
+def test_masked_module_warm_starts_from_a_cardgym_model(tmp_path, inference_only):
+    """model_config["init"]: the module takes a trainer model's shape and weights, so its masked logits
+    (and, on the learner, its values) are the cardgym policy's."""
+    rm = _rllib()
+    import torch
+
+    from cardgym.agents import PolicyNet, load_policy, mask_logits, save_policy
+
+    obs_space, act_space = _spaces()
+    net = PolicyNet(obs_space["observations"].shape[0], act_space.n, hidden=(24, 12))
+    with torch.no_grad():
+        for p in net.parameters():
+            p.normal_(0.0, 0.3)  # not the initializer's values: the copy must carry them
+    path = save_policy(tmp_path / "model.pt", net, {"game": "skyjo", "rules": {"num_players": 2}, "observation": "vector"})
+    cfg = rm.init_model_config(path)
+    assert cfg == {"init": str(path), "hidden": [24, 12], "activation": "relu", "vf_share_layers": True}
+    m = rm.MaskedMLPModule(observation_space=obs_space, action_space=act_space, inference_only=inference_only,
+                           model_config={"init": str(path)})
+    batch = _random_batch(obs_space, act_space.n, 16)
+    policy = load_policy(path)
+    logits, values = policy.net(batch["obs"]["observations"])
+    want = mask_logits(logits, batch["obs"]["action_mask"] > 0)
+    torch.testing.assert_close(m.forward_inference(batch)["action_dist_inputs"], want)
+    if not inference_only:
+        torch.testing.assert_close(m.compute_values(batch), values)
+    with pytest.raises(ValueError, match=r"hidden=\[32\] \(the file needs \[24, 12\]\)"):
+        rm.MaskedMLPModule(observation_space=obs_space, action_space=act_space,
+                           model_config={"init": str(path), "hidden": [32]})
+    with pytest.raises(ValueError, match="vf_share_layers"):
+        rm.MaskedMLPModule(observation_space=obs_space, action_space=act_space,
+                           model_config={"init": str(path), "vf_share_layers": False})
+    junior_obs, junior_act = _spaces("skipbo_junior")
+    with pytest.raises(ValueError, match="observations .* actions"):
+        rm.MaskedMLPModule(observation_space=junior_obs, action_space=junior_act, model_config={"init": str(path)})
+
+
+def test_resolve_init_checks_the_game_and_finds_the_shipped_agent(tmp_path):
+    pytest.importorskip("torch")
+    import argparse
+
+    from cardgym.agents import PolicyNet, save_policy
+    from cardgym.agents.pretrained import agent_path
+    from cardgym.wrappers.rllib_tools import resolve_init
+
+    assert resolve_init(argparse.Namespace(init=None, game="skyjo", players=2)) is None
+    a = argparse.Namespace(init="agent", game="skyjo", players=2)
+    assert resolve_init(a) == str(agent_path("skyjo", 2))
+    obs_space, act_space = _spaces()
+    path = save_policy(tmp_path / "m.pt", PolicyNet(obs_space["observations"].shape[0], act_space.n, hidden=(8,)),
+                       {"game": "skyjo", "rules": {"num_players": 2}, "observation": "vector"})
+    with pytest.raises(ValueError, match="trained on 'skyjo', not 'skipbo'"):
+        resolve_init(argparse.Namespace(init=str(path), game="skipbo", players=2))
+    with pytest.raises(ValueError, match="no shipped 'agent' for skyjo with 5 players"):
+        resolve_init(argparse.Namespace(init="agent", game="skyjo", players=5))

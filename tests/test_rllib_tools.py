@@ -150,8 +150,8 @@ def test_add_ppo_arguments_defaults_and_overrides():
     a = p.parse_args([])
     assert (a.envs_per_runner, a.train_batch, a.minibatch, a.iterations, a.minutes, a.reward) == (
         512, 32768, 4096, 10, None, None)
-    assert (a.sample_timeout, a.address, a.num_cpus, a.eval_games, a.hidden, a.out) == (
-        600.0, None, 2, 200, [256, 256], None)
+    assert (a.sample_timeout, a.address, a.num_cpus, a.eval_games, a.hidden, a.out, a.init) == (
+        600.0, None, 2, 200, None, None, None)
     a = p.parse_args(["--minutes", "1.5", "--hidden", "16", "16", "--reward", "score"])
     assert a.minutes == 1.5 and a.hidden == [16, 16] and a.reward == "score"
     assert "decisions per iteration" in p.format_help()

@@ -24,6 +24,15 @@ trunk and head are dropped (`InferenceOnlyAPI`), and only the policy weights are
 the default, or `"relu"`) and `vf_share_layers` (default False). RLlib's `fcnet_hiddens` and
 `fcnet_activation` are read when `hidden` and `activation` are not given.
 
+`init` (a path) warm-starts the module from a model file of cardgym's trainer (`cardgym train`'s
+`model.pt`, a trainer checkpoint, or a shipped agent: `cardgym.agents.pretrained.agent_path`): the
+network takes that model's shape (its hidden sizes, ReLU, the value head on the shared trunk) and its
+weights, loaded by `cardgym.agents.load_policy` (`torch.load(weights_only=True)` after its checks). The
+file's observation size and action count must match the spaces; `hidden`, `activation` or
+`vf_share_layers` given next to `init` must agree with the file (a `ValueError` names the difference).
+Every copy of the module (learner and EnvRunners) loads the same file, so the path must be readable on
+every node. `init_model_config` builds this `model_config` from a path.
+
 Usage (see `examples/rllib_multiagent.py`):
 
     from ray.rllib.core.rl_module.rl_module import RLModuleSpec
@@ -50,7 +59,7 @@ from torch import nn
 
 from ..agents import MASKED_LOGIT, mask_logits
 
-__all__ = ["MaskedMLPModule", "DEFAULT_HIDDEN", "MASKED_LOGIT"]
+__all__ = ["MaskedMLPModule", "DEFAULT_HIDDEN", "MASKED_LOGIT", "init_model_config"]
 
 DEFAULT_HIDDEN = (256, 256)
 _ACTIVATIONS = {"tanh": nn.Tanh, "relu": nn.ReLU}
@@ -67,6 +76,39 @@ def _mlp(in_size: int, hidden, activation) -> tuple[nn.Sequential, int]:
         layers += [linear, activation()]
         in_size = int(size)
     return nn.Sequential(*layers), in_size
+
+
+def init_model_config(path) -> dict:
+    """The `model_config` of a `MaskedMLPModule` warm-started from the cardgym model file ``path``:
+    ``{"init": path, "hidden": its hidden sizes, "activation": "relu", "vf_share_layers": True}``."""
+    from ..agents import load_policy
+
+    policy = load_policy(path)
+    return {"init": str(path), "hidden": list(policy.net.hidden), "activation": "relu", "vf_share_layers": True}
+
+
+def _load_init(module: "MaskedMLPModule", path, cfg: dict, obs_size: int, num_actions: int) -> None:
+    """Copy the weights of the cardgym model file ``path`` into ``module`` (see the module docstring)."""
+    want = init_model_config(path)
+    given = {k: (list(cfg[k]) if k == "hidden" else cfg[k]) for k in ("hidden", "activation", "vf_share_layers")
+             if k in cfg}
+    diff = {k: (v, want[k]) for k, v in given.items() if v != want[k]}
+    if diff:
+        detail = ", ".join(f"{k}={v!r} (the file needs {w!r})" for k, (v, w) in diff.items())
+        raise ValueError(f"MaskedMLPModule model_config does not fit init={str(path)!r}: {detail}")
+    from ..agents import load_policy
+
+    policy = load_policy(path)
+    if policy.obs_size != obs_size or policy.num_actions != num_actions:
+        raise ValueError(f"init={str(path)!r} has {policy.obs_size} observations and {policy.num_actions} actions "
+                         f"(game {policy.meta.get('game')!r}), this module's spaces {obs_size} and {num_actions}")
+    src = policy.net.state_dict()
+    mapped = {}
+    for key, value in src.items():
+        head, _, rest = key.partition(".")
+        target = {"trunk": "_pi_trunk", "pi": "_pi_head", "v": "_vf_head"}[head]
+        mapped[f"{target}.{rest}"] = value
+    module.load_state_dict(mapped, strict=True)
 
 
 def _head(in_size: int, out_size: int, gain: float) -> nn.Linear:
@@ -102,6 +144,9 @@ class MaskedMLPModule(TorchRLModule, ValueFunctionAPI, InferenceOnlyAPI):
         cfg = self.model_config or {}
         if dataclasses.is_dataclass(cfg):
             cfg = dataclasses.asdict(cfg)
+        init = cfg.get("init")
+        if init:
+            cfg = {**cfg, **{k: v for k, v in init_model_config(init).items() if k not in cfg}}
         hidden = cfg.get("hidden", cfg.get("fcnet_hiddens", DEFAULT_HIDDEN))
         act_name = cfg.get("activation", cfg.get("fcnet_activation", "tanh"))
         if act_name not in _ACTIVATIONS:
@@ -116,6 +161,8 @@ class MaskedMLPModule(TorchRLModule, ValueFunctionAPI, InferenceOnlyAPI):
         if not self.vf_share_layers:
             self._vf_trunk, width = _mlp(self._obs_size, hidden, activation)
         self._vf_head = _head(width, 1, gain=1.0)
+        if init:
+            _load_init(self, init, dict(self.model_config or {}), self._obs_size, num_actions)
 
     # ------------------------------------------------------------------------------------ helpers
     def _observations(self, batch: dict[str, Any]) -> torch.Tensor:

@@ -19,7 +19,7 @@ import numpy as np
 
 __all__ = ["ModulePolicy", "init_ray", "start_ppo", "add_ppo_arguments", "ppo_config", "finish_run", "fmt",
            "RowKeys", "LEARNER_ROW", "SELFPLAY_ROW", "iteration_row", "iteration_line", "throughput",
-           "throughput_line", "train_loop", "EVAL_KEYS", "evaluate_vs_bots"]
+           "throughput_line", "train_loop", "EVAL_KEYS", "evaluate_vs_bots", "resolve_init"]
 
 
 class ModulePolicy:
@@ -214,7 +214,11 @@ def add_ppo_arguments(parser, envs_per_runner: int, train_batch_help: str = "env
     p.add_argument("--lr", type=float, default=3e-4)
     p.add_argument("--ent-coef", type=float, default=0.01)
     p.add_argument("--gamma", type=float, default=0.995)
-    p.add_argument("--hidden", type=int, nargs="+", default=[256, 256])
+    p.add_argument("--hidden", type=int, nargs="+", default=None,
+                   help="hidden layer sizes (default: 256 256, or those of --init's model)")
+    p.add_argument("--init", default=None, metavar="MODEL",
+                   help="warm start: a model file of `cardgym train` (e.g. runs/skyjo/model.pt), or 'agent' for "
+                        "the agent shipped for this game and player count; the network takes its shape and weights")
     p.add_argument("--num-env-runners", type=int, default=0, help="0: sample in the driver process")
     p.add_argument("--sample-timeout", type=float, default=600.0,
                    help="seconds RLlib waits for the EnvRunners' samples in an iteration (RLlib's default: 60)")
@@ -226,22 +230,45 @@ def add_ppo_arguments(parser, envs_per_runner: int, train_batch_help: str = "env
     return p
 
 
+def resolve_init(a, rules: dict | None = None) -> str | None:
+    """The model file of ``a.init`` as a path (``"agent"``: the shipped agent of ``a.game`` with
+    ``a.players``), checked to fit the game, ``rules`` (default: ``a.players`` players) and the ``vector``
+    observation (`cardgym.agents.check_model_fits`); None without ``--init``."""
+    if not getattr(a, "init", None):
+        return None
+    import cardgym
+    from ..agents import check_model_fits, load_policy
+    from ..agents.pretrained import AGENT, agent_path
+
+    path = str(agent_path(a.game, a.players)) if a.init == AGENT else a.init
+    rules = rules if rules is not None else {"num_players": a.players}
+    check_model_fits(load_policy(path), cardgym.get_game(a.game), rules, "vector", where=path)
+    return path
+
+
 def ppo_config(a, env: str, env_config: dict, **env_runners):
     """The PPOConfig of the batched examples: env ``env`` (registered with ``ray.tune.register_env``) with
     ``env_config`` and no env pre-check, ``cardgym.wrappers.rllib_module.MaskedMLPModule`` with
-    ``a.hidden``, EnvRunners (``a.num_env_runners`` x ``a.envs_per_runner`` games, ``a.sample_timeout``,
+    ``a.hidden`` (or warm-started from ``a.init``, see `resolve_init`), EnvRunners (``a.num_env_runners`` x ``a.envs_per_runner`` games, ``a.sample_timeout``,
     and ``env_runners``), one learner in the driver, PPO settings and seed from `add_ppo_arguments`'s ``a``."""
     from ray.rllib.algorithms.ppo import PPOConfig
     from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 
-    from .rllib_module import MaskedMLPModule  # imports Ray: only here
+    from .rllib_module import MaskedMLPModule, init_model_config  # imports Ray: only here
 
+    rules = {k: v for k, v in env_config.items() if k not in ("game", "opponent", "seat")}
+    init = resolve_init(a, rules)
+    if init:
+        model_config = init_model_config(init)
+        if a.hidden and list(a.hidden) != model_config["hidden"]:
+            raise ValueError(f"--hidden {a.hidden} does not fit --init {a.init!r}, whose network is {model_config['hidden']}")
+    else:
+        model_config = {"hidden": a.hidden or [256, 256], "vf_share_layers": False}
     return (
         PPOConfig()
         # RLlib's env pre-check steps unmasked random actions (illegal moves); off
         .environment(env, env_config=env_config, disable_env_checking=True)
-        .rl_module(rl_module_spec=RLModuleSpec(module_class=MaskedMLPModule,
-                                               model_config={"hidden": a.hidden, "vf_share_layers": False}))
+        .rl_module(rl_module_spec=RLModuleSpec(module_class=MaskedMLPModule, model_config=model_config))
         .env_runners(num_env_runners=a.num_env_runners, num_envs_per_env_runner=a.envs_per_runner,
                      num_cpus_per_env_runner=1,
                      # RLlib's default is 60 s; Ray runs EnvRunner actors at niceness 15, and on a busy
