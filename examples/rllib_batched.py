@@ -25,8 +25,12 @@ and weights, value head included (``model_config={"init": path}``). From scratch
 ``random`` but not ``greedy`` in 30 minutes; cloning the expert first gets there (docs/training.md, "Warm
 start"):
 
-    cardgym train skyjo --pretrain-steps 1e6 --pretrain-epochs 8 --steps 65536 --imitate-steps 65536 --out runs/clone
-    python examples/rllib_batched.py --game skyjo --init runs/clone/model.pt --opponents greedy,self --minutes 20
+    cardgym train skyjo --pretrain-steps 1e6 --pretrain-epochs 8 --steps 65536 --imitate-steps 65536 \
+        --eval-every 0 --final-eval-games 200 --out runs/clone
+    python examples/rllib_batched.py --game skyjo --init runs/clone/model.pt --opponents greedy,self \
+        --lr 1e-4 --ent-coef 0.003 --minutes 20 --eval-games 2000
+
+(measured: 22.8 minutes in all, then 100% against random and 65.9% against greedy).
 
 ``--num-env-runners 0`` samples in the driver process; ``N > 0`` starts N EnvRunner actors (each with
 its own batch of ``--envs-per-runner`` games). Ray starts locally by default; ``--address`` joins a

@@ -265,3 +265,39 @@ def test_rllib_batched_example_reward_option_reaches_the_env():
     runner = SingleAgentEnvRunner(config=config)
     assert all(e.rules.reward == "score" for e in runner.env.unwrapped.envs)
     assert _config().env_config.get("reward") is None  # default: the game's own reward
+
+
+def test_rllib_batched_example_warm_starts_from_a_trainer_model(tmp_path):
+    """--init: the EnvRunner's module (and the learner's) carries the trainer model's weights, so the
+    runner's first actions are that policy's; --hidden that does not fit the model is an error."""
+    config = _config(hidden=None, init=None)
+    import torch
+    from ray.rllib.env.single_agent_env_runner import SingleAgentEnvRunner
+
+    from cardgym.agents import PolicyNet, load_policy, save_policy
+
+    runner = SingleAgentEnvRunner(config=config)
+    obs_size = runner.env.unwrapped.single_observation_space["observations"].shape[0]
+    net = PolicyNet(obs_size, cardgym.get_game("skyjo").num_actions, hidden=(24,))
+    with torch.no_grad():
+        for p in net.parameters():
+            p.normal_(0.0, 0.5)
+    path = save_policy(tmp_path / "model.pt", net, {"game": "skyjo", "rules": {"num_players": 2}, "observation": "vector"})
+    config = _config(hidden=None, init=str(path))
+    assert config.rl_module_spec.model_config["init"] == str(path)
+    runner = SingleAgentEnvRunner(config=config)
+    want = load_policy(path).net.state_dict()
+    got = runner.module.state_dict()
+    for k_src, k_dst in (("trunk.0.weight", "_pi_trunk.0.weight"), ("pi.bias", "_pi_head.bias")):
+        assert torch.equal(got[k_dst], want[k_src])
+    import dataclasses
+
+    space = runner.env.unwrapped.single_observation_space
+    learner = dataclasses.replace(config.rl_module_spec, observation_space=space,
+                                  action_space=runner.env.unwrapped.single_action_space)
+    algo_module = learner.build()  # the learner's copy: value head included
+    assert torch.equal(algo_module.state_dict()["_vf_head.weight"], want["v.weight"])
+    with pytest.raises(ValueError, match="--hidden"):
+        _config(hidden=[32], init=str(path))
+    with pytest.raises(ValueError, match="not 'skipbo'"):
+        _config(game="skipbo", hidden=None, init=str(path))

@@ -82,3 +82,21 @@ def test_script_runs_and_replays(study, tmp_path, capsys):
     rows = [json.loads(line) for line in out.read_text().splitlines()]
     assert len(rows) == 2 and rows[0]["games"] == 12
     assert {k: v for k, v in a.items() if k != "seconds"} == {k: v for k, v in b.items() if k != "seconds"}
+
+
+def test_skyjo_search_finetune_study_runs(tmp_path):
+    """The search fine-tuning study of docs/results.md (experiment 7) end to end at a tiny budget: it
+    writes a model that loads and its evaluation."""
+    pytest.importorskip("torch")
+    import json
+
+    from cardgym.agents import load_policy
+
+    spec = importlib.util.spec_from_file_location("search_ft", ROOT / "studies" / "skyjo_search_finetune.py")
+    study = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(study)
+    study.main(["--steps", "1500", "--epochs", "1", "--games", "4", "--out", str(tmp_path)])
+    res = json.loads((tmp_path / "results.json").read_text())
+    assert res["pretrain"][0]["epoch"] == 1 and res["pretrain"][0]["samples"] >= 1500
+    assert set(res["final_eval"]) == {"expert", "greedy"}
+    assert load_policy(tmp_path / "model.pt").meta["game"] == "skyjo"
