@@ -1,7 +1,8 @@
 """Does the shipped Skyjo agent get stronger from the ``search`` bot's labels? (issue 14, experiment 7)
 
-The shipped 2-player agent (``cardgym/agents/pretrained_models/skyjo-2p.pt``, a clone of the ``expert``
-refined by PPO) is fine-tuned by behaviour cloning on the choices of the ``search`` bot: ``search`` plays
+A trained 2-player Skyjo agent (``--init``: a model file; default ``agent``, the shipped
+``cardgym/agents/pretrained_models/skyjo-2p.pt``; docs/results.md's experiment 7 started from the agent
+shipped before it, sha256 ``d0cff3f2...``) is fine-tuned by behaviour cloning on the choices of the ``search`` bot: ``search`` plays
 the learner's seat against the opponent mix (``--opponents``) for ``--steps`` decisions, the policy head
 learns its choices and the value head the returns (the trainer's own ``Trainer.pretrain``), with the
 learning rate falling linearly from ``--lr`` to 0 over ``--epochs`` epochs. The result then plays
@@ -24,6 +25,7 @@ def main(argv=None):
     p.add_argument("--steps", type=float, default=3e5, help="search decisions to learn from")
     p.add_argument("--epochs", type=int, default=4)
     p.add_argument("--lr", type=float, default=1e-4)
+    p.add_argument("--init", default="agent", help="the model to fine-tune ('agent': the shipped one)")
     p.add_argument("--opponents", default="expert:0.5,greedy:0.5")
     p.add_argument("--games", type=int, default=2000, help="duplicate games per bot at the end")
     p.add_argument("--threads", type=int, default=1)
@@ -38,7 +40,7 @@ def main(argv=None):
 
     preset = game_preset("skyjo")
     cfg = Config(game="skyjo", rules=dict(preset["rules"]), reward=preset["reward"], reward_scale=preset["reward_scale"],
-                 win_bonus=preset["win_bonus"], opponents=a.opponents, imitate="search", init=str(agent_path("skyjo", 2)),
+                 win_bonus=preset["win_bonus"], opponents=a.opponents, imitate="search", init=str(agent_path("skyjo", 2)) if a.init == "agent" else a.init,
                  pretrain_steps=int(a.steps), pretrain_epochs=a.epochs, pretrain_lr=a.lr, pretrain_anneal=True,
                  threads=a.threads, out=a.out)
     t0 = time.perf_counter()
