@@ -78,36 +78,45 @@ def _mlp(in_size: int, hidden, activation) -> tuple[nn.Sequential, int]:
     return nn.Sequential(*layers), in_size
 
 
+def _init_config(policy, path) -> dict:
+    """The network settings a loaded cardgym model ``policy`` (from ``path``) imposes on the module."""
+    return {"init": str(path), "hidden": list(policy.net.hidden), "activation": "relu", "vf_share_layers": True}
+
+
 def init_model_config(path) -> dict:
     """The `model_config` of a `MaskedMLPModule` warm-started from the cardgym model file ``path``:
     ``{"init": path, "hidden": its hidden sizes, "activation": "relu", "vf_share_layers": True}``."""
     from ..agents import load_policy
 
+    return _init_config(load_policy(path), path)
+
+
+def _init_policy(path, cfg: dict, obs_size: int, num_actions: int):
+    """The cardgym model of ``path``, loaded once and checked against ``cfg`` (the settings given next to
+    ``init``) and the module's spaces; and the `model_config` it imposes."""
+    from ..agents import load_policy
+
     policy = load_policy(path)
-    return {"init": str(path), "hidden": list(policy.net.hidden), "activation": "relu", "vf_share_layers": True}
-
-
-def _load_init(module: "MaskedMLPModule", path, cfg: dict, obs_size: int, num_actions: int) -> None:
-    """Copy the weights of the cardgym model file ``path`` into ``module`` (see the module docstring)."""
-    want = init_model_config(path)
+    want = _init_config(policy, path)
     given = {k: (list(cfg[k]) if k == "hidden" else cfg[k]) for k in ("hidden", "activation", "vf_share_layers")
              if k in cfg}
     diff = {k: (v, want[k]) for k, v in given.items() if v != want[k]}
     if diff:
         detail = ", ".join(f"{k}={v!r} (the file needs {w!r})" for k, (v, w) in diff.items())
         raise ValueError(f"MaskedMLPModule model_config does not fit init={str(path)!r}: {detail}")
-    from ..agents import load_policy
-
-    policy = load_policy(path)
     if policy.obs_size != obs_size or policy.num_actions != num_actions:
         raise ValueError(f"init={str(path)!r} has {policy.obs_size} observations and {policy.num_actions} actions "
                          f"(game {policy.meta.get('game')!r}), this module's spaces {obs_size} and {num_actions}")
-    src = policy.net.state_dict()
+    return policy, want
+
+
+def _copy_weights(module: "MaskedMLPModule", policy) -> None:
+    """Copy a cardgym `PolicyNet`'s weights into ``module`` (trunk, policy head, value head)."""
+    target = {"trunk": "_pi_trunk", "pi": "_pi_head", "v": "_vf_head"}
     mapped = {}
-    for key, value in src.items():
+    for key, value in policy.net.state_dict().items():
         head, _, rest = key.partition(".")
-        target = {"trunk": "_pi_trunk", "pi": "_pi_head", "v": "_vf_head"}[head]
-        mapped[f"{target}.{rest}"] = value
+        mapped[f"{target[head]}.{rest}"] = value
     module.load_state_dict(mapped, strict=True)
 
 
@@ -144,9 +153,12 @@ class MaskedMLPModule(TorchRLModule, ValueFunctionAPI, InferenceOnlyAPI):
         cfg = self.model_config or {}
         if dataclasses.is_dataclass(cfg):
             cfg = dataclasses.asdict(cfg)
-        init = cfg.get("init")
-        if init:
-            cfg = {**cfg, **{k: v for k, v in init_model_config(init).items() if k not in cfg}}
+        self._obs_shape = tuple(obs_space.shape)
+        self._obs_size = int(np.prod(self._obs_shape))
+        init_policy = None
+        if cfg.get("init"):
+            init_policy, imposed = _init_policy(cfg["init"], cfg, self._obs_size, num_actions)
+            cfg = {**cfg, **imposed}
         hidden = cfg.get("hidden", cfg.get("fcnet_hiddens", DEFAULT_HIDDEN))
         act_name = cfg.get("activation", cfg.get("fcnet_activation", "tanh"))
         if act_name not in _ACTIVATIONS:
@@ -154,15 +166,13 @@ class MaskedMLPModule(TorchRLModule, ValueFunctionAPI, InferenceOnlyAPI):
         activation = _ACTIVATIONS[act_name]
         self.vf_share_layers = bool(cfg.get("vf_share_layers", False))
 
-        self._obs_shape = tuple(obs_space.shape)
-        self._obs_size = int(np.prod(self._obs_shape))
         self._pi_trunk, width = _mlp(self._obs_size, hidden, activation)
         self._pi_head = _head(width, num_actions, gain=0.01)  # near-uniform initial policy
         if not self.vf_share_layers:
             self._vf_trunk, width = _mlp(self._obs_size, hidden, activation)
         self._vf_head = _head(width, 1, gain=1.0)
-        if init:
-            _load_init(self, init, dict(self.model_config or {}), self._obs_size, num_actions)
+        if init_policy is not None:
+            _copy_weights(self, init_policy)
 
     # ------------------------------------------------------------------------------------ helpers
     def _observations(self, batch: dict[str, Any]) -> torch.Tensor:
