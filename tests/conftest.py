@@ -56,3 +56,19 @@ def module_of(name: str):
     import importlib
 
     return cardgym.get_game(name), importlib.import_module(cardgym.GAMES[name].module)
+
+
+def assert_ppo_update_learns(config, runner, episodes, steps: int) -> None:
+    """One RLlib PPO learner update (built from ``config`` with ``runner``'s spaces) on ``episodes``:
+    finite losses, and the weights of the ``default_policy`` module change."""
+    import numpy as np
+    import torch
+
+    learner = config.build_learner(spaces=runner.get_spaces())
+    before = {k: v.clone() for k, v in learner.module["default_policy"].state_dict().items()}
+    results = learner.update(episodes=episodes, timesteps={"num_env_steps_sampled_lifetime": steps})
+    stats = {k: float(v.peek()) for k, v in results["default_policy"].items() if hasattr(v, "peek")}
+    for key in ("policy_loss", "vf_loss", "total_loss", "entropy"):
+        assert np.isfinite(stats[key]), (key, stats)
+    after = learner.module["default_policy"].state_dict()
+    assert any(not torch.equal(before[k], after[k]) for k in before)

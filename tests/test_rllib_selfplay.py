@@ -24,6 +24,7 @@ import pytest
 
 import cardgym
 from cardgym.wrappers.rllib_selfplay import SelfPlayBatch
+from conftest import assert_ppo_update_learns
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "rllib_selfplay_batched.py"
 
@@ -251,14 +252,7 @@ def test_selfplay_env_runner_plays_every_seat_and_trains(game, players):
         logp = torch.log_softmax(logits, -1)[torch.arange(len(ep)), torch.as_tensor(acts)].numpy()
         np.testing.assert_allclose(ep.get_extra_model_outputs(Columns.ACTION_LOGP, slice(0, len(ep))), logp,
                                    rtol=1e-4, atol=1e-5)
-    learner = config.build_learner(spaces=runner.get_spaces())
-    before = {k: v.clone() for k, v in learner.module["default_policy"].state_dict().items()}
-    results = learner.update(episodes=episodes, timesteps={"num_env_steps_sampled_lifetime": steps})
-    stats = {k: float(v.peek()) for k, v in results["default_policy"].items() if hasattr(v, "peek")}
-    for key in ("policy_loss", "vf_loss", "total_loss", "entropy"):
-        assert np.isfinite(stats[key]), (key, stats)
-    after = learner.module["default_policy"].state_dict()
-    assert any(not torch.equal(before[k], after[k]) for k in before)
+    assert_ppo_update_learns(config, runner, episodes, steps)
     runner.sample(num_episodes=2)  # plays on until two more games have finished
     metrics = runner.get_metrics()
     assert metrics["num_episodes_lifetime"].peek() >= 2

@@ -24,6 +24,7 @@ import pytest
 import cardgym
 from cardgym.core.vector import CardGameVectorEnv
 from cardgym.wrappers import RLlibVectorEnv, rllib_vector_env
+from conftest import assert_ppo_update_learns
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "rllib_batched.py"
 
@@ -152,7 +153,6 @@ def test_rllib_env_runner_steps_the_compiled_vector_env():
     """RLlib's SingleAgentEnvRunner builds the env through gymnasium.make_vec with the vector entry
     point (no ray.init): one compiled batch per runner, legal sampled actions, a finite PPO update."""
     config = _config()
-    import torch
     from ray.rllib.env.single_agent_env_runner import SingleAgentEnvRunner
 
     from cardgym.wrappers.rllib_module import MaskedMLPModule
@@ -170,14 +170,7 @@ def test_rllib_env_runner_steps_the_compiled_vector_env():
             assert ep.get_observations(t)["action_mask"][ep.get_actions(t)] == 1
             steps += 1
     assert steps >= 256
-    learner = config.build_learner(spaces=runner.get_spaces())
-    before = {k: v.clone() for k, v in learner.module["default_policy"].state_dict().items()}
-    results = learner.update(episodes=episodes, timesteps={"num_env_steps_sampled_lifetime": steps})
-    stats = {k: float(v.peek()) for k, v in results["default_policy"].items() if hasattr(v, "peek")}
-    for key in ("policy_loss", "vf_loss", "total_loss", "entropy"):
-        assert np.isfinite(stats[key]), (key, stats)
-    after = learner.module["default_policy"].state_dict()
-    assert any(not torch.equal(before[k], after[k]) for k in before)
+    assert_ppo_update_learns(config, runner, episodes, steps)
 
 
 def test_rllib_example_policy_plays_duplicate_games():
