@@ -82,6 +82,29 @@ def test_eval_agent_against_expert(capsys):
     assert pair["a"] == "agent" and pair["b"] == "expert" and pair["games"] == 8
 
 
+def test_the_four_player_skyjo_agent_plays_every_opposing_seat_and_in_eval(capsys):
+    assert ("skyjo", 4) in shipped()
+    venv = cardgym.make_vec("skyjo", 4, opponent="agent", num_players=4)
+    obs, info = venv.reset(seed=2)
+    for _ in range(30):
+        acts = np.array([np.argmax(m) for m in info["action_mask"]])  # a finished game's mask is empty
+        obs, r, term, trunc, info = venv.step(acts)
+    venv.close()
+    pol = load_agent("skyjo", {"num_players": 4})
+    assert pol.meta["rules"] == {"num_players": 4}
+    main(["eval", "skyjo", "--bots", "agent,expert", "--games", "8", "--num-players", "4", "--json"])
+    (pair,) = json.loads(capsys.readouterr().out)["pairs"]
+    assert pair["a"] == "agent" and pair["games"] == 8  # 2 deals x 4 rotations: one agent seat, three experts
+    with pytest.raises(ValueError, match="no shipped 'agent' for skyjo with 5 players"):
+        load_agent("skyjo", {"num_players": 5})
+    # the ratings of line-ups check a model against their rules too (a 2-player file at 4 players is refused)
+    from cardgym.eval import free_for_all
+
+    with resources.as_file(agent_path("skyjo", 2)) as two:
+        with pytest.raises(ValueError, match="other rules"):
+            free_for_all("skyjo", [str(two), "expert"], num_players=4, games=4)
+
+
 def test_eval_of_the_agent_in_junior_is_reproducible(capsys):
     args = ["eval", "skipbo_junior", "--bots", "agent,greedy", "--games", "10", "--seed", "4", "--json"]
     main(args)

@@ -115,7 +115,7 @@ def free_for_all(game, players: list, num_players: int, games: int = 2000, seed:
     names = [str(p) for p in players]
     if len(set(names)) != len(names):
         raise ValueError(f"players must be distinct, got {names}")
-    resolved = [_resolve(game, p) for p in players]
+    resolved = [_resolve(game, p, rules) for p in players]  # a model is checked against these rules
     ups = lineups(len(players), n)
     deals = -(-games // n)
     seeds, seat_players, rated = [], [], []
