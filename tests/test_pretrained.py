@@ -82,6 +82,14 @@ def test_eval_agent_against_expert(capsys):
     assert pair["a"] == "agent" and pair["b"] == "expert" and pair["games"] == 8
 
 
+def test_skipbo_ships_a_four_player_agent_too(capsys):
+    assert ("skipbo", 4) in shipped()
+    assert load_agent("skipbo", {"num_players": 4}).meta["rules"] == {"num_players": 4}
+    main(["eval", "skipbo", "--bots", "agent,greedy", "--games", "4", "--num-players", "4", "--json"])
+    (pair,) = json.loads(capsys.readouterr().out)["pairs"]
+    assert pair["a"] == "agent" and pair["games"] == 4
+
+
 def test_the_four_player_skyjo_agent_plays_every_opposing_seat_and_in_eval(capsys):
     assert ("skyjo", 4) in shipped()
     venv = cardgym.make_vec("skyjo", 4, opponent="agent", num_players=4)
@@ -137,8 +145,10 @@ def test_the_agent_under_other_rules_is_a_clear_error(make, match):
 
 
 def test_eval_and_play_refuse_the_agent_under_other_rules(capsys):
-    with pytest.raises(SystemExit, match="no shipped 'agent' for skipbo with 4 players"):
-        main(["eval", "skipbo", "--bots", "agent,expert", "--games", "4", "--num-players", "4"])
+    with pytest.raises(SystemExit, match="no shipped 'agent' for skipbo with 3 players"):
+        main(["eval", "skipbo", "--bots", "agent,expert", "--games", "4", "--num-players", "3"])
+    with pytest.raises(SystemExit, match="other rules"):  # the 4-player file, but not with teams
+        main(["eval", "skipbo", "--bots", "agent,expert", "--games", "4", "--num-players", "4", "--teams", "true"])
     with pytest.raises(SystemExit, match="other rules"):
         main(["play", "skyjo", "--vs", "agent", "--episode", "round"])
 
