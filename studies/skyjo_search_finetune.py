@@ -32,15 +32,17 @@ def main(argv=None):
     p.add_argument("--out", default="runs/skyjo-search-ft")
     a = p.parse_args(argv)
 
-    from cardgym.agents import save_policy
+    from cardgym.agents import read_model_file, save_policy
     from cardgym.agents.pretrained import agent_path
     from cardgym.eval import match
     from cardgym.train.config import Config, game_preset
     from cardgym.train.ppo import Trainer
 
     preset = game_preset("skyjo")
+    init = str(agent_path("skyjo", 2)) if a.init == "agent" else a.init
+    hidden = tuple(read_model_file(init)[0]["hidden"])  # the network of the model fine-tuned
     cfg = Config(game="skyjo", rules=dict(preset["rules"]), reward=preset["reward"], reward_scale=preset["reward_scale"],
-                 win_bonus=preset["win_bonus"], opponents=a.opponents, imitate="search", init=str(agent_path("skyjo", 2)) if a.init == "agent" else a.init,
+                 win_bonus=preset["win_bonus"], opponents=a.opponents, imitate="search", init=init, hidden=hidden,
                  pretrain_steps=int(a.steps), pretrain_epochs=a.epochs, pretrain_lr=a.lr, pretrain_anneal=True,
                  threads=a.threads, out=a.out)
     t0 = time.perf_counter()
