@@ -128,8 +128,11 @@ def test_init_from_a_model_and_resume_guard(tmp_path):
 
     saved = torch.load(model, weights_only=True)["state_dict"]
     assert all(torch.equal(tr.net.state_dict()[k], saved[k]) for k in saved)
-    with pytest.raises(ValueError, match="does not fit"):
+    with pytest.raises(ValueError, match=r"does not fit.*pass --hidden 32 to continue it"):
         Trainer(Config(game="skyjo", out=str(tmp_path / "d"), num_envs=4, hidden=(64,), init=str(model)))
+    with pytest.raises(ValueError, match=r"does not fit.*'obs_size'") as err:  # another game: no --hidden hint
+        Trainer(Config(game="skipbo_junior", out=str(tmp_path / "e"), num_envs=4, hidden=(32,), init=str(model)))
+    assert "--hidden" not in str(err.value)
     # resuming with another opponent mix is refused with the way out
     with pytest.raises(ValueError, match=r"opponents.*--init"):
         _run(tmp_path / "a", steps=512, extra=["--resume", "--opponents", "random:1"])

@@ -116,7 +116,11 @@ class Trainer(RolloutMixin, CheckpointMixin):
         have = {"game": pol.meta.get("game"), "obs_size": pol.obs_size, "num_actions": pol.num_actions,
                 "hidden": list(pol.net.hidden)}
         if have != want:
-            raise ValueError(f"--init {str(path)!r} does not fit this run: the model has {have}, the run needs {want}")
+            hint = ""
+            if {k: v for k, v in have.items() if k != "hidden"} == {k: v for k, v in want.items() if k != "hidden"}:
+                hint = f"; pass --hidden {','.join(map(str, have['hidden']))} to continue it"
+            raise ValueError(f"--init {str(path)!r} does not fit this run: the model has {have}, "
+                             f"the run needs {want}{hint}")
         self.net.load_state_dict(pol.net.state_dict())
 
     # ----------------------------------------------------------- pretraining
