@@ -116,9 +116,8 @@ class Trainer(RolloutMixin, CheckpointMixin):
         have = {"game": pol.meta.get("game"), "obs_size": pol.obs_size, "num_actions": pol.num_actions,
                 "hidden": list(pol.net.hidden)}
         if have != want:
-            hint = ""
-            if {k: v for k, v in have.items() if k != "hidden"} == {k: v for k, v in want.items() if k != "hidden"}:
-                hint = f"; pass --hidden {','.join(map(str, have['hidden']))} to continue it"
+            only_width = {**have, "hidden": None} == {**want, "hidden": None}
+            hint = f"; pass --hidden {','.join(map(str, have['hidden']))} to continue it" if only_width else ""
             raise ValueError(f"--init {str(path)!r} does not fit this run: the model has {have}, "
                              f"the run needs {want}{hint}")
         self.net.load_state_dict(pol.net.state_dict())
