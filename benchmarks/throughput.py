@@ -158,16 +158,36 @@ def peer_envs():
     return {"connect_four_v3": connect_four_v3.env(), "leduc_holdem_v4": leduc_holdem_v4.env()}
 
 
-def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0],
-                                 formatter_class=argparse.ArgumentDefaultsHelpFormatter)
-    ap.add_argument("--seconds", type=float, default=6.0, help="measuring time per row (split into rounds)")
-    ap.add_argument("--rounds", type=int, default=4, help="interleaved rounds; the best round counts")
-    ap.add_argument("--num-envs", type=int, default=4096)
-    ap.add_argument("--games", default=",".join(cardgym.registry.names()),
+def build_parser():
+    """The flags of ``cardgym bench`` (``python benchmarks/throughput.py``)."""
+    from cardgym.cli_options import Parser, integer, real, text
+
+    ap = Parser(prog="cardgym bench", description=__doc__.split("\n")[0],
+                formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    ap.add_argument("--seconds", type=real(0.0, 3600.0, lo_open=True), default=6.0,
+                    help="measuring time per row (split into rounds)")
+    ap.add_argument("--rounds", type=integer(1, 1000), default=4, help="interleaved rounds; the best round counts")
+    ap.add_argument("--num-envs", type=integer(1, 65536), default=4096, help="games of the vector env rows")
+    ap.add_argument("--games", type=text("comma-separated games"), default=",".join(cardgym.registry.names()),
                     help="comma-separated games (default: every game of cardgym.registry)")
-    ap.add_argument("--json", default=None)
+    ap.add_argument("--json", type=text("a file name"), default=None, help="also write the rows to this JSON file")
+    return ap
+
+
+def parse(argv=None):
+    """The checked flags: a bad value ends in a one-line argparse error (exit code 2)."""
+    ap = build_parser()
     args = ap.parse_args(argv)
+    for g in args.games.split(","):
+        try:
+            cardgym.registry.entry(g)
+        except ValueError as exc:
+            ap.error(f"argument --games: {exc}")
+    return args
+
+
+def main(argv=None):
+    args = parse(argv)
     games = args.games.split(",")
 
     import gymnasium as gym

@@ -49,10 +49,11 @@ def test_eval_is_reproducible_from_a_seed(capsys):
 def test_eval_rule_options_and_errors(capsys):
     main(["eval", "skipbo_junior", "--bots", "greedy,random", "--games", "8", "--stock-size", "3", "--json"])
     assert json.loads(capsys.readouterr().out)["pairs"][0]["games"] == 8
-    with pytest.raises(SystemExit, match="unknown option --stock-sise"):
-        main(["eval", "skipbo_junior", "--bots", "greedy,random", "--stock-sise", "3"])
-    with pytest.raises(SystemExit, match="neither a bot"):
-        main(["eval", "skyjo", "--bots", "greedy,nobody", "--games", "4"])
+    for argv, msg in ((["eval", "skipbo_junior", "--bots", "greedy,random", "--stock-sise", "3"], "unknown option --stock-sise"),
+                      (["eval", "skyjo", "--bots", "greedy,nobody", "--games", "4"], "argument --bots: 'nobody' is neither a bot")):
+        with pytest.raises(SystemExit) as exc:
+            main(argv)
+        assert exc.value.code == 2 and msg in capsys.readouterr().err
 
 
 #: the games shipped with a page in cardgym/pages (a game added from outside has its docstring instead)
@@ -154,8 +155,9 @@ def test_num_players_has_one_spelling_and_an_alias(capsys):
             res["multiplayer"].pop("seconds")
         runs.append(res)
     assert runs[0] == runs[1] and runs[0]["pairs"][0]["games"] == 6
-    with pytest.raises(SystemExit, match="--num-players"):  # the error lists the canonical spelling
+    with pytest.raises(SystemExit):  # the error lists the canonical spelling
         main(["eval", "skyjo", "--bots", "greedy,random", "--stock-size", "3"])
+    assert "--num-players" in capsys.readouterr().err
 
 
 def test_train_flags_match_play_and_eval():

@@ -90,6 +90,11 @@ def test_documented_command_runs(where, cmd, capsys, monkeypatch, tmp_path):
     if sub == "train":
         from cardgym.train.cli import config_from_args
 
+        monkeypatch.chdir(tmp_path)
+        if "--init" in argv:  # the docs name the model a command continues (OLD.pt, RUN14.pt): a stand-in file
+            model = tmp_path / argv[argv.index("--init") + 1]
+            model.parent.mkdir(parents=True, exist_ok=True)
+            model.touch()
         cfg, _ = config_from_args(argv[1:])
         cardgym.get_game(cfg.game).make_rules(**cfg.rules)  # the rule options are valid for the game
         return

@@ -87,11 +87,13 @@ def test_pretraining_clones_the_teacher(tmp_path):
     assert {"imitation_loss", "teacher_agree", "imitation_weight"} <= set(header)
 
 
-def test_pretraining_needs_a_teacher_bot(tmp_path):
-    with pytest.raises(ValueError, match="--imitate"):
-        _run(tmp_path / "x", extra=["--imitate", "", "--pretrain-steps", "100"])
-    with pytest.raises(ValueError, match="expert"):
-        _run(tmp_path / "y", extra=["--imitate", "wizard"])
+def test_pretraining_needs_a_teacher_bot(tmp_path, capsys):
+    for extra, msg in ((["--imitate", "", "--pretrain-steps", "100"], "--imitate BOT"),
+                       (["--imitate", "wizard"], "argument --imitate: must be a bot of skyjo (random, greedy, expert")):
+        with pytest.raises(SystemExit) as exc:  # refused when parsed, before anything runs
+            _run(tmp_path / "x", extra=extra)
+        assert exc.value.code == 2 and msg in capsys.readouterr().err
+        assert not (tmp_path / "x").exists()
 
 
 def test_presets_and_flags():

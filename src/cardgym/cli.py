@@ -11,7 +11,8 @@ import sys
 
 import cardgym
 
-from .cli_options import HelpFormatter, add_rule_options, flag, games_epilog, rule_defaults
+from .cli_options import (HelpFormatter, Parser, add_rule_options, check_players, check_rules, check_seat, flag,
+                          games_epilog, integer, rule_defaults, seed, text)
 from .docs_pages import clean_markdown, render_markdown, rules_markdown
 
 USAGE = """commands:
@@ -33,6 +34,10 @@ examples:
 """
 
 
+#: most duplicate games of one ``cardgym eval`` pair
+MAX_GAMES = 10**6
+
+
 def _game(name):
     try:
         return cardgym.get_game(name)
@@ -41,14 +46,42 @@ def _game(name):
 
 
 def _options(args, game, extra) -> dict:
-    """The rule options given on the command line (a clear error for anything unknown)."""
+    """The rule options given on the command line (a clear error for anything unknown, and for values
+    the game's rules refuse)."""
+    parser = args.parser
     if extra:
         key = extra[0]
         allowed = ", ".join(flag(n) for n in rule_defaults(game.rules_cls))
         if not key.startswith("-"):
-            raise SystemExit(f"cardgym: unexpected argument {key!r}; rule options look like --stock-size 10")
-        raise SystemExit(f"cardgym: unknown option {key} for {game.name}; options: {allowed}")
-    return {k: getattr(args, k) for k in rule_defaults(game.rules_cls) if hasattr(args, k)}
+            parser.error(f"unexpected argument {key!r}; rule options look like --stock-size 10")
+        parser.error(f"unknown option {key} for {game.name}; options: {allowed}")
+    options = {k: getattr(args, k) for k in rule_defaults(game.rules_cls) if hasattr(args, k)}
+    rules = check_rules(parser, game, options)
+    return dict(options, num_players=int(rules.num_players))
+
+
+def check_play(args, extra):
+    """``cardgym play``: rule options, the seat against the number of players, the opponent."""
+    game = _game(args.game)
+    args.options = _options(args, game, extra)
+    check_seat(args.parser, args.seat, args.options["num_players"])
+    check_players(args.parser, game, [args.vs], "--vs", extra=("agent",))
+
+
+def check_eval(args, extra):
+    """``cardgym eval``: rule options and the players."""
+    game = _game(args.game)
+    args.options = _options(args, game, extra)
+    names = args.bots.split(",")
+    if len(names) < 2 or any(not n.strip() for n in names):
+        args.parser.error(f"argument --bots: must be two or more comma-separated players (e.g. random,greedy), "
+                          f"got {args.bots!r}")
+    check_players(args.parser, game, names, "--bots", extra=("agent",))
+
+
+def check_rules_cmd(args, extra):
+    if extra:
+        args.parser.error(f"unexpected argument {extra[0]!r}")
 
 
 def _table(rows: list, header: list, right=()) -> str:
@@ -65,7 +98,7 @@ def cmd_eval(args, extra):
     from . import eval as ev
 
     game = _game(args.game)
-    options = _options(args, game, extra)
+    options = dict(args.options)
     num_players = options.pop("num_players", 2)
     bots = [b for b in args.bots.split(",") if b]
     try:
@@ -102,8 +135,6 @@ def cmd_eval(args, extra):
 
 def cmd_rules(args, extra):
     game = _game(args.game)
-    if extra:
-        raise SystemExit(f"cardgym rules: unexpected argument {extra[0]!r}")
     if args.raw:
         sys.stdout.write(rules_markdown(game))
         return
@@ -124,7 +155,7 @@ def cmd_play(args, extra):
     from .play import play_terminal
 
     game = _game(args.game)
-    options = _options(args, game, extra)
+    options = dict(args.options)
     num_players = options.pop("num_players", 2)
     try:
         play_terminal(game, vs=args.vs, num_players=num_players, seat=args.seat, seed=args.seed, **options)
@@ -155,7 +186,7 @@ def _game_in(argv) -> str | None:
 
 def build_parser(argv=()) -> argparse.ArgumentParser:
     """The parser of every command but ``train``; with a game in ``argv``, its rule options are flags."""
-    ap = argparse.ArgumentParser(prog="cardgym", description="cardgym: card-game RL environments",
+    ap = Parser(prog="cardgym", description="cardgym: card-game RL environments",
                                  formatter_class=HelpFormatter, epilog=USAGE)
     sub = ap.add_subparsers(dest="command", required=True, metavar="{play,eval,rules,bench,train}")
     games = sorted(cardgym.GAMES)
@@ -164,35 +195,39 @@ def build_parser(argv=()) -> argparse.ArgumentParser:
     bots = f" ({', '.join(game.bots)})" if game else ""
     epilog = None if game else games_epilog()
 
-    def command(cmd, **kw):
-        return sub.add_parser(cmd, formatter_class=HelpFormatter, allow_abbrev=False, epilog=epilog, **kw)
+    def command(cmd, check=None, **kw):
+        """A subcommand; ``check(args, extra)`` runs after parsing (what needs the game), its errors are
+        the subcommand's argparse errors (``args.parser``)."""
+        p = sub.add_parser(cmd, formatter_class=HelpFormatter, allow_abbrev=False, epilog=epilog, **kw)
+        p.set_defaults(parser=p, check=check)
+        return p
 
-    p = command("play", help="play against bots in the terminal", description=(
+    p = command("play", check=check_play, help="play against bots in the terminal", description=(
         "Play one game against bots in the terminal: type the number of a move (h for help, q to quit)."))
     p.add_argument("game", choices=games)
-    p.add_argument("--vs", default="greedy", metavar="BOT", help=f"bot{bots}, agent (the trained agent shipped with cardgym) or model file for every other seat")
-    p.add_argument("--seat", type=int, default=0, help="your seat (0 plays first)")
-    p.add_argument("--seed", type=int, default=None, help="seed of the deal (default: a fresh random deal)")
+    p.add_argument("--vs", type=text("a bot or a model file"), default="greedy", metavar="BOT", help=f"bot{bots}, agent (the trained agent shipped with cardgym) or model file for every other seat")
+    p.add_argument("--seat", type=integer(0), default=0, help="your seat (0 plays first)")
+    p.add_argument("--seed", type=seed, default=None, help="seed of the deal (default: a fresh random deal)")
     p.set_defaults(func=cmd_play)
 
-    e = command("eval", help="duplicate matches and ratings of bots or saved policies", description=(
+    e = command("eval", check=check_eval, help="duplicate matches and ratings of bots or saved policies", description=(
         "Duplicate matches: every deal is played once per seat rotation; 95% Wilson intervals.".replace("%", "%%")))
     e.add_argument("game", choices=games)
     e.add_argument("--bots", required=True, metavar="A,B[,C...]", help=f"comma-separated bots{bots}, agent (the shipped trained agent) or model files")
-    e.add_argument("--games", type=int, default=2000, help="games per pair, and of line-ups for the "
+    e.add_argument("--games", type=integer(1, MAX_GAMES), default=2000, help="games per pair, and of line-ups for the "
                    "multi-player ratings with 3 or more players (rounded up to whole rotations)")
-    e.add_argument("--seed", type=int, default=0, help="seed of the first deal")
+    e.add_argument("--seed", type=seed, default=0, help="seed of the first deal")
     e.add_argument("--json", action="store_true", help="print the results as JSON")
     e.set_defaults(func=cmd_eval)
     if game:
         add_rule_options(p, game)
         add_rule_options(e, game)
 
-    r = command("rules", help="the rules as implemented (a pager in a terminal)")
+    r = command("rules", check=check_rules_cmd, help="the rules as implemented (a pager in a terminal)")
     r.add_argument("game", choices=games)
     r.add_argument("--raw", action="store_true", help="print the Markdown source")
     r.add_argument("--no-pager", action="store_true", help="print without a pager")
-    r.add_argument("--width", type=int, default=100, help="text width when not printing to a terminal")
+    r.add_argument("--width", type=integer(20, 1000), default=100, help="text width when not printing to a terminal")
     r.set_defaults(func=cmd_rules)
 
     # every flag, --help included, goes to the script (cardgym bench --help shows its flags)
@@ -209,8 +244,17 @@ def main(argv=None):
         from .train import main as train_main
 
         return train_main(argv[1:])
-    args, extra = build_parser(argv).parse_known_args(argv)
+    args, extra = parse(argv)
     return args.func(args, extra)
+
+
+def parse(argv):
+    """``(args, extra)`` of a ``cardgym`` command line (not ``train``: `cardgym.train.cli.config_from_args`),
+    every flag checked: a bad value ends in a one-line argparse error (exit code 2)."""
+    args, extra = build_parser(argv).parse_known_args(argv)
+    if getattr(args, "check", None) is not None:
+        args.check(args, extra)
+    return args, extra
 
 
 if __name__ == "__main__":

@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import inspect
+import math
 import re
 import textwrap
 
@@ -72,6 +73,15 @@ def _show(value) -> str:
     return str(value)
 
 
+def with_default(text: str, default: str) -> str:
+    """An option's help with ``(default: X)`` added, unless its description already states its default
+    (a Rules docstring's "(default 3000)"); ``%`` escaped for argparse."""
+    text = text.strip()
+    if "(default" not in text:
+        text = f"{text} (default: {default})" if text else f"(default: {default})"
+    return text.replace("%", "%%")
+
+
 def add_rule_options(parser, game, exclude=(), action=None):
     """One ``--option VALUE`` per rule option of ``game`` (``--num-players`` also as ``--players``), with
     its description and default; given values land in ``args.<option>`` (absent when not given)."""
@@ -85,9 +95,8 @@ def add_rule_options(parser, game, exclude=(), action=None):
             continue
         flags = [flag(name)] + (["--players"] if name == "num_players" else [])
         metavar = {"bool": "true|false", "int": "N"}.get(types[name], "VALUE")
-        text = helps.get(name, "").replace("%", "%%")
         kwargs = dict(dest=name, default=argparse.SUPPRESS, metavar=metavar,
-                      help=f"{text} (default: {_show(default)})")
+                      help=with_default(helps.get(name, ""), _show(default)))
         if action is None:
             kwargs["type"] = literal
         else:
@@ -125,3 +134,166 @@ def literal(text: str):
         return float(text)
     except ValueError:
         return text
+
+
+# ---------------------------------------------------------------------------------------- validators
+# argparse ``type=`` functions shared by every command (``cardgym play/eval/rules``, ``cardgym train``,
+# the examples): a bad value stops the parse with argparse's one-line "argument --FLAG: ..." error,
+# before anything runs. Hand-written because argparse has no range types and the messages must name
+# the allowed range.
+
+#: seeds are stored as int64 by the envs (``0 .. 2**63 - 1``)
+SEED_MAX = 2**63 - 1
+
+
+class Parser(argparse.ArgumentParser):
+    """An `argparse.ArgumentParser` whose errors are one line (``PROG: error: MESSAGE (PROG --help
+    lists every flag)``) instead of the usage block followed by the message."""
+
+    def error(self, message):
+        self.exit(2, f"{self.prog}: error: {message} ({self.prog} --help lists every flag)\n")
+
+
+def _range(lo, hi) -> str:
+    if hi is None:
+        return f">= {lo:g}" if isinstance(lo, float) else f">= {lo}"
+    return f"{lo:g}..{hi:g}" if isinstance(lo, float) or isinstance(hi, float) else f"{lo}..{hi}"
+
+
+def integer(lo: int, hi: int | None = None):
+    """An integer written in decimal, ``lo <= value <= hi`` (``hi=None``: no upper bound)."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text.strip())
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"must be an integer {_range(lo, hi)}, got {text!r}") from None
+        if value < lo or (hi is not None and value > hi):
+            raise argparse.ArgumentTypeError(f"must be an integer {_range(lo, hi)}, got {text!r}")
+        return value
+
+    parse.__name__ = "integer"
+    return parse
+
+
+def amount(lo: int, hi: int | None = None):
+    """A whole number that may be written in float notation (``1e6``, ``2.5e5``), ``lo..hi``."""
+
+    def parse(text: str) -> int:
+        msg = f"must be a whole number {_range(lo, hi)} (e.g. 1e6), got {text!r}"
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(msg) from None
+        if not math.isfinite(value) or not value.is_integer() or value < lo or (hi is not None and value > hi):
+            raise argparse.ArgumentTypeError(msg)
+        return int(value)
+
+    parse.__name__ = "amount"
+    return parse
+
+
+def real(lo: float, hi: float | None = None, lo_open: bool = False):
+    """A finite number, ``lo <= value <= hi`` (``lo < value`` with ``lo_open``)."""
+    where = (f"> {lo:g}" if hi is None else f"in ({lo:g}, {hi:g}]") if lo_open else _range(float(lo), hi)
+
+    def parse(text: str) -> float:
+        msg = f"must be a finite number {where}, got {text!r}"
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(msg) from None
+        if (not math.isfinite(value) or value < lo or (lo_open and value == lo)
+                or (hi is not None and value > hi)):
+            raise argparse.ArgumentTypeError(msg)
+        return value
+
+    parse.__name__ = "real"
+    return parse
+
+
+#: a seed: ``0 .. 2**63 - 1``
+seed = integer(0, SEED_MAX)
+
+
+def text(what: str = "a value"):
+    """Any non-empty text (a name, a folder)."""
+
+    def parse(value: str) -> str:
+        if not value.strip():
+            raise argparse.ArgumentTypeError(f"must be {what}, got an empty string")
+        return value
+
+    parse.__name__ = "text"
+    return parse
+
+
+def sizes(lo: int = 1, hi: int = 8192):
+    """Comma-separated integers (``256,256``), each ``lo..hi``, at least one."""
+
+    def parse(value: str) -> tuple:
+        msg = f"must be comma-separated integers {lo}..{hi} (e.g. 256,256), got {value!r}"
+        parts = [p.strip() for p in value.split(",")]
+        try:
+            out = tuple(int(p) for p in parts)
+        except ValueError:
+            raise argparse.ArgumentTypeError(msg) from None
+        if not out or any(not lo <= v <= hi for v in out):
+            raise argparse.ArgumentTypeError(msg)
+        return out
+
+    parse.__name__ = "sizes"
+    return parse
+
+
+def existing_path(value: str) -> str:
+    """A file or folder that exists."""
+    import os
+
+    if not value.strip() or not os.path.exists(value):
+        raise argparse.ArgumentTypeError(f"no such file or folder: {value!r}")
+    return value
+
+
+def key_value(value: str) -> str:
+    """``KEY=VALUE`` with a non-empty key."""
+    key, sep, _ = value.partition("=")
+    if not sep or not key.strip():
+        raise argparse.ArgumentTypeError(f"must look like KEY=VALUE (e.g. num_players=3), got {value!r}")
+    return value
+
+
+def check_rules(parser, game, options: dict, spelling: dict | None = None):
+    """The game's `Rules` from ``options``, or ``parser.error`` naming the flag of the option the rules
+    refuse (``spelling``: option -> the flag it was given as, default ``--option-name``)."""
+    spelling = spelling or {}
+    known = game.rules_cls.option_names()
+    for name in options:
+        if name not in known:
+            parser.error(f"argument {spelling.get(name, flag(name))}: {game.name} has no rule option {name!r}; "
+                         f"options: {', '.join(known)}")
+    try:
+        return game.make_rules(**options)
+    except (ValueError, TypeError) as exc:
+        msg = str(exc)
+        m = re.search(r"option (\w+)", msg)
+        name = m.group(1) if m and m.group(1) in options else None
+        parser.error(f"argument {spelling.get(name, flag(name))}: {msg}" if name else msg)
+
+
+def check_seat(parser, seat: int, num_players: int, name: str = "--seat"):
+    """``parser.error`` unless ``0 <= seat < num_players``."""
+    if not 0 <= seat < num_players:
+        parser.error(f"argument {name}: must be a seat 0..{num_players - 1} for {num_players} players, got {seat}")
+
+
+def check_players(parser, game, names, name: str, extra=()):
+    """``parser.error`` unless every name is one of the game's bots, one of ``extra`` or an existing file
+    (a saved model)."""
+    import os
+
+    allowed = list(game.bots) + list(extra)
+    for n in names:
+        if n not in allowed and not os.path.isfile(n):
+            parser.error(f"argument {name}: {n!r} is neither a bot of {game.name} ({', '.join(allowed)}) "
+                         f"nor a model file")

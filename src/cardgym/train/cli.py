@@ -8,7 +8,7 @@ import dataclasses
 import sys
 from pathlib import Path
 
-from .config import Config, game_preset, presets
+from .config import Config, game_preset, parse_spec, presets
 from .evaluate import format_result
 
 def _value(s: str):
@@ -20,18 +20,48 @@ def _value(s: str):
     return {"true": True, "false": False, "none": None}.get(s.lower(), s)
 
 
+#: upper bounds of the trainer's sizes: a batch of games, steps per game per iteration, learner steps,
+#: duplicate games of an evaluation (the arrays of one iteration are envs * rollout rows)
+MAX_ENVS, MAX_ROLLOUT, MAX_STEPS, MAX_GAMES = 65536, 4096, 10**12, 10**6
+
+
+def _mix(value: str) -> str:
+    """``--opponents``: ``name:weight,...`` with weights >= 0 and a positive sum (the names are checked
+    against the game's bots once the game is known)."""
+    try:
+        parse_spec(value)
+        return value
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"must look like greedy:0.5,random:0.1,self:0.4 (weights finite, >= 0, summing above 0), got {value!r}"
+        ) from None
+
+
+def _seat(value: str):
+    """``--seat``: ``random`` or a seat number (checked against the number of players after parsing)."""
+    if value == "random":
+        return value
+    from ..cli_options import integer
+
+    integer(0, 7)(value)  # the message names the form; the players' count bounds it after parsing
+    return value
+
+
 class _RuleFlag(argparse.Action):
     """A rule option given as its own flag (``--stock-size 10``): appended to ``--rule`` as
     ``"stock_size=10"``, so both spellings reach the trainer the same way."""
 
     def __call__(self, parser, namespace, values, option_string=None):
         namespace.rule = list(getattr(namespace, "rule", None) or []) + [f"{self.dest}={values}"]
+        # the flag each option came from, for the error messages of `_check`
+        namespace.rule_flags = dict(getattr(namespace, "rule_flags", None) or {}, **{self.dest: option_string})
 
 
 def build_parser():
     import cardgym
 
-    from ..cli_options import HelpFormatter, _show, flag
+    from ..cli_options import (HelpFormatter, Parser, _show, amount, existing_path, flag, integer, key_value, real,
+                               seed, sizes, text, with_default)
 
     d = Config()
     table = presets()
@@ -55,7 +85,7 @@ def build_parser():
                              for g, t in table.items() if t.get("rules"))
 
     num = lambda v: f"{v:g}"  # noqa: E731
-    p = argparse.ArgumentParser(
+    p = Parser(
         prog="cardgym train", description="Train a masked PPO agent on a cardgym game.",
         formatter_class=HelpFormatter,
         epilog="Each game has a preset (train_preset of its GameSpec, described in docs/training.md): clone\n"
@@ -66,61 +96,61 @@ def build_parser():
                "  cardgym train skyjo --out runs/skyjo\n"
                "  cardgym train skipbo_junior --steps 1e6 --imitate '' --pretrain-steps 0 --out runs/junior\n")
     p.add_argument("game", choices=sorted(cardgym.GAMES))
-    p.add_argument("--steps", type=float, default=None,
+    p.add_argument("--steps", type=amount(1, MAX_STEPS), default=None,
                    help=f"learner decisions to train, e.g. 3e7 ({preset('total_steps', num)})")
-    p.add_argument("--out", default=None, help="output folder (default: runs/GAME)")
-    p.add_argument("--seed", type=int, default=d.seed)
-    p.add_argument("--envs", type=int, default=d.num_envs, help="games stepped as one batch")
-    p.add_argument("--rollout", type=int, default=d.rollout, help="steps per game per iteration")
-    p.add_argument("--epochs", type=int, default=None, help=f"PPO epochs per iteration ({preset('epochs')})")
-    p.add_argument("--minibatch", type=int, default=None, help=f"PPO minibatch (default: {d.minibatch})")
-    p.add_argument("--lr", type=float, default=None, help=f"learning rate ({preset('lr', num)})")
-    p.add_argument("--ent-coef", type=float, default=None, help=f"entropy bonus (default: {d.ent_coef:g})")
-    p.add_argument("--gamma", type=float, default=d.gamma, help="discount")
-    p.add_argument("--hidden", default=None, metavar="N,N",
+    p.add_argument("--out", type=text("a folder"), default=None, help="output folder (default: runs/GAME)")
+    p.add_argument("--seed", type=seed, default=d.seed, help="seed of the run")
+    p.add_argument("--envs", type=integer(1, MAX_ENVS), default=d.num_envs, help="games stepped as one batch")
+    p.add_argument("--rollout", type=integer(1, MAX_ROLLOUT), default=d.rollout, help="steps per game per iteration")
+    p.add_argument("--epochs", type=integer(1, 1000), default=None, help=f"PPO epochs per iteration ({preset('epochs')})")
+    p.add_argument("--minibatch", type=integer(1, MAX_ENVS * MAX_ROLLOUT), default=None, help=f"PPO minibatch (default: {d.minibatch})")
+    p.add_argument("--lr", type=real(0.0, 1.0, lo_open=True), default=None, help=f"learning rate ({preset('lr', num)})")
+    p.add_argument("--ent-coef", type=real(0.0, 100.0), default=None, help=f"entropy bonus (default: {d.ent_coef:g})")
+    p.add_argument("--gamma", type=real(0.0, 1.0), default=d.gamma, help="discount")
+    p.add_argument("--hidden", type=sizes(1, 8192), default=None, metavar="N,N",
                    help=f"hidden layer sizes ({per_game('hidden', lambda h: ','.join(map(str, h)))})")
-    p.add_argument("--opponents", default=None, metavar="MIX",
+    p.add_argument("--opponents", type=_mix, default=None, metavar="MIX",
                    help=f"mixture of bots and self (snapshots), e.g. greedy:0.5,random:0.1,self:0.4 "
                         f"({preset('opponents')})")
-    p.add_argument("--pool-size", type=int, default=d.pool_size, help="snapshots kept for self-play")
-    p.add_argument("--snapshot-every", type=int, default=d.snapshot_every, help="iterations between snapshots")
-    p.add_argument("--seat", default=d.seat, help="the learner's seat: random or a seat number")
-    p.add_argument("--num-players", "--players", dest="players", type=int, default=None, metavar="N",
+    p.add_argument("--pool-size", type=integer(1, 1000), default=d.pool_size, help="snapshots kept for self-play")
+    p.add_argument("--snapshot-every", type=integer(1), default=d.snapshot_every, help="iterations between snapshots")
+    p.add_argument("--seat", type=_seat, default=d.seat, help="the learner's seat: random or a seat number")
+    p.add_argument("--num-players", "--players", dest="players", type=integer(1, 99), default=None, metavar="N",
                    help="players per game (default: 2)")
-    p.add_argument("--rule", action="append", default=[], metavar="KEY=VALUE",
+    p.add_argument("--rule", type=key_value, action="append", default=[], metavar="KEY=VALUE",
                    help="a rule option, repeatable (default: the game's rules" + (f"; {preset_rules})" if preset_rules else ")"))
     p.add_argument("--reward", choices=["env", "diff"], default=None,
                    help=f"env: the game's reward; diff: own reward minus the others' mean ({per_game('reward')})")
-    p.add_argument("--reward-scale", type=float, default=None, help=per_game("reward_scale", num))
-    p.add_argument("--win-bonus", type=float, default=None,
+    p.add_argument("--reward-scale", type=real(0.0, lo_open=True), default=None, help=per_game("reward_scale", num))
+    p.add_argument("--win-bonus", type=real(0.0), default=None,
                    help=f"+b/-b at the end for best/not best total reward ({per_game('win_bonus', num)})")
     p.add_argument("--imitate", default=None, metavar="BOT",
                    help=f"also learn this bot's choices on the learner's own states; '' for none "
                         f"({preset('imitate')})")
-    p.add_argument("--imitate-coef", type=float, default=None,
+    p.add_argument("--imitate-coef", type=real(0.0), default=None,
                    help=f"imitation loss weight at the start ({preset('imitate_coef', num)})")
-    p.add_argument("--imitate-steps", type=float, default=None,
+    p.add_argument("--imitate-steps", type=amount(0, MAX_STEPS), default=None,
                    help=f"learner steps over which the imitation weight falls linearly to 0, 0: constant "
                         f"({preset('imitate_steps', num)})")
-    p.add_argument("--init", default="", metavar="MODEL",
+    p.add_argument("--init", type=existing_path, default=None, metavar="MODEL",
                    help="start from a saved model's weights (e.g. runs/skyjo/model.pt) instead of random ones")
-    p.add_argument("--pretrain-steps", type=float, default=None,
+    p.add_argument("--pretrain-steps", type=amount(0, MAX_STEPS), default=None,
                    help=f"behaviour cloning before PPO: teacher (--imitate) decisions to learn from "
                         f"({preset('pretrain_steps', num)})")
-    p.add_argument("--pretrain-epochs", type=int, default=None,
+    p.add_argument("--pretrain-epochs", type=integer(1, 1000), default=None,
                    help=f"epochs over the cloning data ({preset('pretrain_epochs')})")
-    p.add_argument("--pretrain-minibatch", type=int, default=None,
+    p.add_argument("--pretrain-minibatch", type=integer(1, 2**24), default=None,
                    help=f"cloning minibatch (default: {d.pretrain_minibatch})")
     p.add_argument("--pretrain-anneal", action="store_true", default=None,
                    help="the cloning learning rate falls linearly from its start to 0 over all cloning updates "
                         f"({per_game('pretrain_anneal')})")
-    p.add_argument("--eval-every", type=int, default=d.eval_every,
+    p.add_argument("--eval-every", type=integer(0), default=d.eval_every,
                    help="iterations between evaluations (0: none; curve.png needs at least one)")
-    p.add_argument("--eval-games", type=int, default=d.eval_games, help="duplicate games per bot per evaluation")
-    p.add_argument("--final-eval-games", type=int, default=d.final_eval_games,
+    p.add_argument("--eval-games", type=integer(1, MAX_GAMES), default=d.eval_games, help="duplicate games per bot per evaluation")
+    p.add_argument("--final-eval-games", type=integer(1, MAX_GAMES), default=d.final_eval_games,
                    help="duplicate games per bot at the end")
-    p.add_argument("--checkpoint-every", type=int, default=d.checkpoint_every, help="iterations between checkpoints")
-    p.add_argument("--threads", type=int, default=d.threads, help="torch threads")
+    p.add_argument("--checkpoint-every", type=integer(1), default=d.checkpoint_every, help="iterations between checkpoints")
+    p.add_argument("--threads", type=integer(1, 256), default=d.threads, help="torch threads")
     p.add_argument("--resume", action="store_true", help="continue from the checkpoint in OUT (OUT/checkpoint/; a torn one falls back to OUT/checkpoint.prev/)")
     p.add_argument("--no-anneal-lr", action="store_true",
                    help="constant learning rate (the default anneals it to 0 over --steps, so a run resumed "
@@ -140,7 +170,7 @@ def build_parser():
     for opt, uses in found.items():
         where = ", ".join(f"{g} {_show(dflt)}" for g, dflt, _ in uses)
         group.add_argument(flag(opt), dest=opt, action=_RuleFlag, default=argparse.SUPPRESS,
-                           metavar="VALUE", help=f"{uses[0][2]} (default: {where})".replace("%", "%%"))
+                           metavar="VALUE", help=with_default(uses[0][2], where))
     return p
 
 
@@ -157,30 +187,56 @@ _INT_FIELDS = {f.name for f in dataclasses.fields(Config) if f.type in ("int", i
 def config_from_args(argv) -> tuple:
     """``(Config, resume)`` from command-line arguments: the defaults, then the game's preset
     (``GameSpec.train_preset``), then every flag given explicitly."""
-    a = build_parser().parse_args(argv)
+    parser = build_parser()
+    a = parser.parse_args(argv)
     preset = game_preset(a.game)
     rules = dict(preset.pop("rules", {}))
+    spelling = {}  # rule option -> the flag it came from, for the error messages
     for kv in a.rule:
-        k, sep, v = kv.partition("=")
-        if not sep:
-            raise SystemExit(f"--rule needs KEY=VALUE, got {kv!r}")
+        k, _, v = kv.partition("=")
         rules[k.strip()] = _value(v.strip())
-    if a.players:
+        spelling[k.strip()] = getattr(a, "rule_flags", {}).get(k.strip(), "--rule")
+    if a.players is not None:
         rules["num_players"] = a.players
+        spelling["num_players"] = "--num-players"
     cfg = Config(game=a.game, rules=rules, out=a.out or f"runs/{a.game}", seed=a.seed,
                  num_envs=a.envs, rollout=a.rollout, gamma=a.gamma,
-                 hidden=(tuple(int(h) for h in a.hidden.split(",") if h) if a.hidden
-                         else tuple(preset.get("hidden", Config.hidden))),
+                 hidden=tuple(a.hidden) if a.hidden else tuple(preset.get("hidden", Config.hidden)),
                  pool_size=a.pool_size, snapshot_every=a.snapshot_every, seat=a.seat,
                  eval_every=a.eval_every, eval_games=a.eval_games, final_eval_games=a.final_eval_games,
                  checkpoint_every=a.checkpoint_every, threads=a.threads, progress=not a.no_progress,
-                 anneal_lr=not a.no_anneal_lr, init=a.init)
+                 anneal_lr=not a.no_anneal_lr, init=a.init or "")
     for key, dest in _PRESET_FLAGS.items():
         value = getattr(a, dest)
         if value is None:
             value = preset.get(key, getattr(cfg, key))
         setattr(cfg, key, int(value) if key in _INT_FIELDS else value)
+    _check(parser, cfg, spelling)
     return cfg, a.resume
+
+
+def _check(parser, cfg, spelling):
+    """What needs the game: its rule options, the seat, the opponents' and the teacher's names (one
+    argparse error naming the flag, before anything runs)."""
+    import cardgym
+
+    from ..cli_options import check_rules, check_seat
+
+    game = cardgym.get_game(cfg.game)
+    rules = check_rules(parser, game, {"num_players": 2, **cfg.rules}, spelling)
+    if cfg.seat != "random":
+        check_seat(parser, int(cfg.seat), int(rules.num_players))
+    names = [n for n, _ in parse_spec(cfg.opponents) if n != "self"]
+    for n in names:
+        if n not in game.bots:
+            parser.error(f"argument --opponents: {n!r} is not a bot of {game.name} ({', '.join(game.bots)}) or self")
+    if cfg.imitate:
+        if cfg.imitate not in game.bots:
+            parser.error(f"argument --imitate: must be a bot of {game.name} ({', '.join(game.bots)}) or '', "
+                         f"got {cfg.imitate!r}")
+    elif cfg.pretrain_steps > 0:
+        parser.error("argument --pretrain-steps: behaviour cloning needs a teacher: pass --imitate BOT "
+                     "(e.g. expert) or --pretrain-steps 0")
 
 
 def main(argv=None) -> int:

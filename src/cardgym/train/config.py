@@ -6,6 +6,7 @@ GAME``: `Config` fields, and ``rules`` (rule options); every command-line flag o
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 @dataclass
@@ -61,8 +62,13 @@ def parse_spec(spec: str) -> list:
         if not part:
             continue
         name, _, w = part.partition(":")
-        out.append((name.strip(), float(w) if w else 1.0))
-    if not out or any(w < 0 for _, w in out) or sum(w for _, w in out) <= 0:
+        try:
+            weight = float(w) if w else 1.0
+        except ValueError:
+            weight = math.nan
+        out.append((name.strip(), weight))
+    if (not out or any(not n or not math.isfinite(w) or w < 0 for n, w in out)
+            or sum(w for _, w in out) <= 0):
         raise ValueError(f"--opponents must look like 'greedy:0.5,random:0.1,self:0.4', got {spec!r}")
     return out
 
