@@ -14,10 +14,10 @@ masked softmax) on each EnvRunner, refreshed from the weights RLlib pushes to th
 Install Ray in a virtual environment of its own (ray[rllib] 2.60 pins gymnasium 1.2.2), torch first so
 that pip takes the CPU wheel:
 
-    python3 -m venv /work/venvs/ray
-    /work/venvs/ray/bin/pip install torch==2.13.0
-    /work/venvs/ray/bin/pip install -e '.[train,dev]' 'ray[rllib]==2.60.0'
-    /work/venvs/ray/bin/python examples/rllib_batched.py --game skyjo --iterations 10
+    python3 -m venv .venv-ray
+    .venv-ray/bin/pip install torch==2.13.0
+    .venv-ray/bin/pip install -e '.[train,dev]' 'ray[rllib]==2.60.0'
+    .venv-ray/bin/python examples/rllib_batched.py --game skyjo --iterations 10
 
 ``--init MODEL`` warm-starts the policy from a model file of cardgym's trainer (``cardgym train``'s
 ``model.pt``, or ``agent``: the agent shipped for the game): ``MaskedMLPModule`` takes that network's shape
