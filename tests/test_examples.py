@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -21,14 +22,18 @@ def _run(script, *args, cwd):
 
 def test_quickstart_trains_and_reports(tmp_path):
     pytest.importorskip("torch")
-    out = _run("quickstart.py", "--steps", 1024, "--pretrain-steps", 2000, "--pretrain-epochs", 1, "--games", 8,
-               "--curve-games", 4, "--envs", 16, "--out", tmp_path / "q", cwd=tmp_path)
-    for bot in ("random", "greedy"):
+    out = _run("quickstart.py", "--steps", 2048, "--envs", 16, "--games", 8, "--curve-games", 4, "--eval-every", 1,
+               "--out", tmp_path / "q", cwd=tmp_path)
+    for bot in ("random", "greedy", "expert"):
         assert f"vs {bot}" in out and "duplicate games" in out
+        assert re.search(rf"  vs {bot}: [0-9.]+% \[[0-9.]+%, [0-9.]+%\] -> ", out)  # first and last curve points
+    assert "learning curve" in out and "min CPU" in out
     res = json.loads((tmp_path / "q" / "results.json").read_text())
-    assert res["steps"] == 1024 and len(res["pretrain"]) == 1 and res["config"]["imitate"] == "expert"
+    assert res["steps"] == 2048 and res["pretrain"] == [] and res["config"]["imitate"] == ""
     assert (tmp_path / "q" / "model.pt").is_file()
-    assert res["eval_history"] and (tmp_path / "q" / "curve.png").is_file()  # docs/training.md lists it
+    # the untrained policy first (--eval-first), then after each of the two iterations
+    assert [h["steps"] for h in res["eval_history"]] == [0, 1024, 2048]
+    assert (tmp_path / "q" / "curve.png").is_file()  # docs/training.md lists it
 
 
 def test_tour(tmp_path):

@@ -146,6 +146,8 @@ def build_parser():
                         f"({per_game('pretrain_anneal')})")
     p.add_argument("--eval-every", type=integer(0), default=d.eval_every,
                    help="iterations between evaluations (0: none; curve.png needs at least one)")
+    p.add_argument("--eval-first", action="store_true",
+                   help="also evaluate before the first PPO iteration (the starting point of curve.png)")
     p.add_argument("--eval-games", type=integer(1, MAX_GAMES), default=d.eval_games, help="duplicate games per bot per evaluation")
     p.add_argument("--final-eval-games", type=integer(1, MAX_GAMES), default=d.final_eval_games,
                    help="duplicate games per bot at the end")
@@ -203,7 +205,7 @@ def config_from_args(argv) -> tuple:
                  num_envs=a.envs, rollout=a.rollout, gamma=a.gamma,
                  hidden=tuple(a.hidden) if a.hidden else tuple(preset.get("hidden", Config.hidden)),
                  pool_size=a.pool_size, snapshot_every=a.snapshot_every, seat=a.seat,
-                 eval_every=a.eval_every, eval_games=a.eval_games, final_eval_games=a.final_eval_games,
+                 eval_every=a.eval_every, eval_first=a.eval_first, eval_games=a.eval_games, final_eval_games=a.final_eval_games,
                  checkpoint_every=a.checkpoint_every, threads=a.threads, progress=not a.no_progress,
                  anneal_lr=not a.no_anneal_lr, init=a.init or "")
     for key, dest in _PRESET_FLAGS.items():
@@ -249,7 +251,10 @@ def main(argv=None) -> int:
     from .checkpoints import CheckpointError, OutputError
     from .ppo import Trainer
 
-    tr = Trainer(cfg)
+    from .progress import status
+
+    with status("setting up the games and opponents…", cfg.progress):
+        tr = Trainer(cfg)
     print(f"training {cfg.game} ({tr.np} players) for {cfg.total_steps:,} learner steps "
           f"on {cfg.num_envs} games, opponents {cfg.opponents}; output in {cfg.out}", file=sys.stderr)
     try:

@@ -47,6 +47,7 @@ class Config:
     pretrain_minibatch: int = 4096
     pretrain_anneal: bool = False  # the cloning learning rate falls linearly to 0 over all cloning updates
     eval_every: int = 10  # iterations (0: never during training)
+    eval_first: bool = False  # also evaluate before the first PPO iteration (the curve's starting point)
     eval_games: int = 400
     final_eval_games: int = 2000
     eval_seed: int = 1_000_000

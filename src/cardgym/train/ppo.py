@@ -32,7 +32,6 @@ import json
 import math
 import os
 import shutil  # noqa: F401  (tests patch ppo.shutil / ppo.os / ppo.np: the modules the checkpoints use)
-import sys
 import time
 from pathlib import Path
 
@@ -48,7 +47,7 @@ from .checkpoints import (  # noqa: E402,F401  (re-exported: the names of cardgy
 )
 from .config import Config, parse_spec  # noqa: E402,F401
 from .evaluate import duplicate_eval  # noqa: E402
-from .progress import NON_TTY_EVERY_S, Progress  # noqa: E402,F401
+from .progress import NON_TTY_EVERY_S, Progress, status  # noqa: E402,F401
 from .rollout import RolloutMixin  # noqa: E402
 
 
@@ -153,7 +152,10 @@ class Trainer(RolloutMixin, CheckpointMixin):
         updates = int(cfg.pretrain_epochs) * -(-tr_idx.numel() // mb)
         done = 0
         rows = []
+        # one bar over every cloning update: a line at least every few seconds inside each epoch
+        ebar = Progress(updates, cfg.progress, fmt=lambda d, t: f"{d}/{t} updates")
         for ep in range(int(cfg.pretrain_epochs)):
+            ebar.update(done, f"cloning {cfg.imitate}: epoch {ep + 1}/{cfg.pretrain_epochs}")
             perm = tr_idx[torch.randperm(tr_idx.numel())]
             tot = {"loss": 0.0, "v_loss": 0.0}
             count = 0
@@ -174,6 +176,7 @@ class Trainer(RolloutMixin, CheckpointMixin):
                 tot["loss"] += float(ce.detach())
                 tot["v_loss"] += float(v_loss.detach())
                 count += 1
+                ebar.update(done)
             with torch.no_grad():
                 logits, _ = self.net(obs[ho_idx])
                 agree = float((mask_logits(logits, mask[ho_idx]).argmax(-1) == label[ho_idx]).float().mean())
@@ -181,9 +184,9 @@ class Trainer(RolloutMixin, CheckpointMixin):
                    "v_loss": round(tot["v_loss"] / max(1, count), 5), "heldout_agree": round(agree, 4)}
             rows.append(row)
             self.pretrain_timing["epochs_s"].append(round(time.perf_counter() - t0, 1))
-            if cfg.progress:
-                print(f"pretrain epoch {ep + 1}/{cfg.pretrain_epochs}: imitation loss {row['loss']:.3f}, "
-                      f"agreement with {cfg.imitate} {100 * agree:.1f}% (held out)", file=sys.stderr)
+            ebar.update(done, f"cloning epoch {ep + 1}/{cfg.pretrain_epochs} done: imitation loss {row['loss']:.3f}, "
+                        f"agreement with {cfg.imitate} {100 * agree:.1f}% (held out)", force=True)
+        ebar.close()
         self.pretrain_timing["collect_s"] = round(t_collect, 1)
         # the policy snapshots start from the pretrained policy
         for slot in range(len(self.pool_pids)):
@@ -259,10 +262,30 @@ class Trainer(RolloutMixin, CheckpointMixin):
 
         return baseline_bots(self.game)
 
-    def evaluate(self, games: int) -> dict:
+    def evaluate(self, games: int, bar: Progress | None = None, seed: int | None = None, what="evaluation") -> dict:
+        """Duplicate win rates of the argmax policy against every bot (`bots`); ``bar`` gets a line
+        before each bot and the results so far."""
         pol = self.policy()
-        return {b: duplicate_eval(self.game, pol, b, games=games, seed=self.cfg.eval_seed, **self.eval_rules)
-                for b in self.bots()}
+        seed = self.cfg.eval_seed if seed is None else seed
+        out: dict = {}
+        for k, b in enumerate(self.bots()):
+            if bar is not None:
+                done = " ".join(f"{x} {r['win_rate']:.0%}" for x, r in out.items())
+                bar.update(bar.done, f"{what} ({games} duplicate games per bot): against {b} "
+                                     f"({k + 1}/{len(self.bots())})…" + (f" so far {done}" if done else ""),
+                           force=True)
+            out[b] = duplicate_eval(self.game, pol, b, games=games, seed=seed, **self.eval_rules)
+        return out
+
+    def _evaluate_now(self, bar: Progress, row: dict | None = None):
+        """A point of the curve: evaluation at the current step, kept in ``eval_history``."""
+        ev = self.evaluate(self.cfg.eval_games, bar)
+        self.eval_history.append({"steps": self.steps, **{b: r["win_rate"] for b, r in ev.items()}})
+        if row is not None:
+            for b, r in ev.items():
+                row[f"eval_{b}"] = r["win_rate"]
+        bar.update(self.steps, "evaluation: " + " ".join(f"{b} {r['win_rate']:.0%}" for b, r in ev.items()),
+                   force=True)
 
     # ------------------------------------------------------------------ main
     def train(self, resume: bool = False) -> dict:
@@ -279,10 +302,13 @@ class Trainer(RolloutMixin, CheckpointMixin):
                 with open(log_path) as f:
                     rows = [r for r in csv.DictReader(f) if int(r["iteration"]) <= self.iteration]
         else:
-            self._assign()
+            with status("dealing the first games (the game's kernels compile on first use)…", cfg.progress):
+                self._assign()
             if cfg.pretrain_steps > 0:
                 self.pretrain_log = self.pretrain()
         bar = Progress(iters * self.n * cfg.rollout, cfg.progress)
+        if cfg.eval_first and cfg.eval_every and self.iteration == 0 and not self.eval_history:
+            self._evaluate_now(bar)  # the curve's starting point: the policy before any PPO update
         t_start = time.perf_counter()
         steps_start = self.steps
         train_time = 0.0
@@ -310,13 +336,8 @@ class Trainer(RolloutMixin, CheckpointMixin):
             row["steps_per_s"] = round(self.n * cfg.rollout / (t2 - t0))
             last = self.iteration == iters
             if cfg.eval_every and (self.iteration % cfg.eval_every == 0 or last or self.iteration == 1):
-                bar.update(self.steps, f"evaluating against {', '.join(self.bots())}…", force=True)
-                ev = self.evaluate(cfg.eval_games)
-                self.eval_history.append({"steps": self.steps, **{b: r["win_rate"] for b, r in ev.items()}})
-                for b, r in ev.items():
-                    row[f"eval_{b}"] = r["win_rate"]
-                bar.update(self.steps, "evaluation: " + " ".join(f"{b} {r['win_rate']:.0%}" for b, r in ev.items()),
-                           force=True)
+                bar.update(self.steps)
+                self._evaluate_now(bar, row)
             rows.append(row)
             self._write_log(log_path, rows)
             text = " ".join(f"{k}:{row[f'train_win_{k}']}" for k in self.kinds if row[f"train_win_{k}"] != "")
@@ -328,9 +349,12 @@ class Trainer(RolloutMixin, CheckpointMixin):
         t_final = time.perf_counter()
         with _writing(self.out / "model.pt"):
             save_policy(self.out / "model.pt", self.policy().net, self.meta())
-        final = {b: duplicate_eval(self.game, self.policy(), b, games=cfg.final_eval_games,
-                                   seed=cfg.eval_seed + 10_000_000, **self.eval_rules) for b in self.bots()}
+        with status("final evaluation…", cfg.progress) as fbar:
+            final = self.evaluate(cfg.final_eval_games, fbar, seed=cfg.eval_seed + 10_000_000,
+                                  what="final evaluation")
         config = {k: v for k, v in dataclasses.asdict(cfg).items() if k not in ("out", "progress")}
+        if not cfg.eval_first:  # a later setting: runs without it keep the results.json they always wrote
+            del config["eval_first"]
         results = {"game": cfg.game, "config": config, "steps": int(self.steps),
                    "decisions": int(self.decisions), "episodes": int(self.episodes),
                    "final_eval": final, "eval_history": self.eval_history, "pretrain": self.pretrain_log}
