@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import pty
+import re
 import select
 import subprocess
 import sys
@@ -66,8 +67,15 @@ def test_rules(name, capsys):
     assert len(capsys.readouterr().out) > 200
 
 
+def _first_move(screen: str) -> str:
+    """The first move number listed on the last screen of ``cardgym play`` ("  12  text" or "... 0=12")."""
+    moves = screen.rsplit("Your moves", 1)[-1].split("your move>")[0]
+    m = re.search(r"^\s+(\d+)  \S|[#:]:?\s+\S+=(\d+)", moves, re.M) or re.search(r"=(\d+)", moves)
+    return next(g for g in m.groups() if g)
+
+
 def _drive(argv, answers_for, timeout=240):
-    """Run ``cardgym`` in a pseudo-terminal; answer each prompt with ``answers_for(prompt_count)``."""
+    """Run ``cardgym`` in a pseudo-terminal; answer each prompt with ``answers_for(prompt_count, output)``."""
     master, slave = pty.openpty()
     env = dict(os.environ, NO_COLOR="1", PYTHONUNBUFFERED="1")
     proc = subprocess.Popen([sys.executable, "-m", "cardgym.cli", *argv], stdin=slave, stdout=slave,
@@ -88,7 +96,7 @@ def _drive(argv, answers_for, timeout=240):
                     break
                 out += chunk
                 while out.count(b"your move>") > prompts:
-                    os.write(master, (answers_for(prompts) + "\n").encode())
+                    os.write(master, (answers_for(prompts, out.decode(errors="replace")) + "\n").encode())
                     prompts += 1
             elif proc.poll() is not None:
                 break
@@ -106,9 +114,9 @@ def _drive(argv, answers_for, timeout=240):
     ["play", "skipbo", "--vs", "greedy", "--seed", "3", "--stock-size", "2"],
 ])
 def test_play_to_the_end_through_a_terminal(argv):
-    def answer(k):
-        # first some bad input and the help key, then always the first listed move
-        return {0: "banana", 1: "h", 2: "99"}.get(k, "1")
+    def answer(k, screen):
+        # first some bad input, the help key and a page of moves, then always the first listed move
+        return {0: "banana", 1: "h", 2: "999", 3: "n"}.get(k) or _first_move(screen)
 
     out, code, prompts = _drive(argv, answer)
     assert code == 0, out[-2000:]
@@ -261,14 +269,14 @@ def test_play_skyjo_shows_the_drawn_card_and_says_what_a_move_does():
     from cardgym.play import play_terminal
 
     # two setup reveals, then draw from the draw pile, then quit
-    inp, out = io.StringIO("1\n1\n1\nq\n"), io.StringIO()
+    inp, out = io.StringIO("0\n1\n24\nq\n"), io.StringIO()  # moves are action ids: reveal 0, 1; draw
     play_terminal(cardgym.get_game("skyjo"), vs="random", seed=4, inp=inp, out=out)
     text = out.getvalue()
     setup, _, turn = text.partition("draw from the draw pile\n")
     assert "reveal position 0 (row 0, col 0)\n" in setup and "drawn" not in setup  # no draw at setup
     assert "face-up sum 0, 12 face down" in setup  # labels say what they count
     assert " - holds " in turn and "held:[" in turn  # the table is shown again with the drawn card
-    assert "discard the drawn " in turn and "replace position 0 (row 0, col 0), the " in turn
+    assert "discard the drawn " in turn and "replace position " in turn and ", with the drawn " in turn
 
 
 def test_skyjo_describe_action_in_context():

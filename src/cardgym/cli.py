@@ -203,7 +203,9 @@ def build_parser(argv=()) -> argparse.ArgumentParser:
         return p
 
     p = command("play", check=check_play, help="play against bots in the terminal", description=(
-        "Play one game against bots in the terminal: type the number of a move (h for help, q to quit)."))
+        "Play one game against bots in the terminal, laid out for 80x24: type the number of a move (its\n"
+        "action id, from 0 like positions), n/p for more moves, t for the table, r for the rules, h for help,\n"
+        "q to quit."))
     p.add_argument("game", choices=games)
     p.add_argument("--vs", type=text("a bot or a model file"), default="greedy", metavar="BOT", help=f"bot{bots}, agent (the trained agent shipped with cardgym) or model file for every other seat")
     p.add_argument("--seat", type=integer(0), default=0, help="your seat (0 plays first)")
