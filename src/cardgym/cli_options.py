@@ -176,17 +176,23 @@ def integer(lo: int, hi: int | None = None):
     return parse
 
 
+def _finite(text: str, msg: str, ok) -> float:
+    """``float(text)`` if it is finite and ``ok(value)``, else an argparse error with ``msg``."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(msg) from None
+    if not math.isfinite(value) or not ok(value):
+        raise argparse.ArgumentTypeError(msg)
+    return value
+
+
 def amount(lo: int, hi: int | None = None):
     """A whole number that may be written in float notation (``1e6``, ``2.5e5``), ``lo..hi``."""
 
     def parse(text: str) -> int:
-        msg = f"must be a whole number {_range(lo, hi)} (e.g. 1e6), got {text!r}"
-        try:
-            value = float(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(msg) from None
-        if not math.isfinite(value) or not value.is_integer() or value < lo or (hi is not None and value > hi):
-            raise argparse.ArgumentTypeError(msg)
+        value = _finite(text, f"must be a whole number {_range(lo, hi)} (e.g. 1e6), got {text!r}",
+                        lambda v: v.is_integer() and v >= lo and (hi is None or v <= hi))
         return int(value)
 
     parse.__name__ = "amount"
@@ -198,15 +204,8 @@ def real(lo: float, hi: float | None = None, lo_open: bool = False):
     where = (f"> {lo:g}" if hi is None else f"in ({lo:g}, {hi:g}]") if lo_open else _range(float(lo), hi)
 
     def parse(text: str) -> float:
-        msg = f"must be a finite number {where}, got {text!r}"
-        try:
-            value = float(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(msg) from None
-        if (not math.isfinite(value) or value < lo or (lo_open and value == lo)
-                or (hi is not None and value > hi)):
-            raise argparse.ArgumentTypeError(msg)
-        return value
+        return _finite(text, f"must be a finite number {where}, got {text!r}",
+                       lambda v: v >= lo and not (lo_open and v == lo) and (hi is None or v <= hi))
 
     parse.__name__ = "real"
     return parse
