@@ -20,6 +20,7 @@ USAGE = """commands:
   cardgym rules GAME
   cardgym bench [--seconds S]
   cardgym train GAME [OPTIONS]
+  cardgym replay FILE [--gif OUT]
 
 Rule options are the game's Rules fields written --like-this with a value: numbers, true/false, none
 or text (--players is another name of --num-players). cardgym play GAME --help lists them.
@@ -75,6 +76,14 @@ def cmd_eval(args, extra):
         raise SystemExit(f"cardgym: {exc}") from None
     except ImportError as exc:  # a model file without torch installed
         raise SystemExit(f"cardgym eval: {exc}") from None
+    if args.record:
+        from .game_records import record_pairings
+
+        try:
+            paths = record_pairings(game, bots, args.record, args.record_games, num_players, args.seed, options)
+        except (ValueError, TypeError) as exc:
+            raise SystemExit(f"cardgym: {exc}") from None
+        print(f"wrote {len(paths)} game records to {args.record}", file=sys.stderr)
     if args.json:
         print(json.dumps(result, indent=2))
         return
@@ -127,7 +136,8 @@ def cmd_play(args, extra):
     options = _options(args, game, extra)
     num_players = options.pop("num_players", 2)
     try:
-        play_terminal(game, vs=args.vs, num_players=num_players, seat=args.seat, seed=args.seed, **options)
+        play_terminal(game, vs=args.vs, num_players=num_players, seat=args.seat, seed=args.seed,
+                      record=args.record, **options)
     except (ValueError, TypeError) as exc:
         raise SystemExit(f"cardgym: {exc}") from None
     except ImportError as exc:  # a model file without torch installed
@@ -157,7 +167,7 @@ def build_parser(argv=()) -> argparse.ArgumentParser:
     """The parser of every command but ``train``; with a game in ``argv``, its rule options are flags."""
     ap = argparse.ArgumentParser(prog="cardgym", description="cardgym: card-game RL environments",
                                  formatter_class=HelpFormatter, epilog=USAGE)
-    sub = ap.add_subparsers(dest="command", required=True, metavar="{play,eval,rules,bench,train}")
+    sub = ap.add_subparsers(dest="command", required=True, metavar="{play,eval,rules,bench,train,replay}")
     games = sorted(cardgym.GAMES)
     name = _game_in(argv)
     game = cardgym.get_game(name) if name else None
@@ -173,6 +183,7 @@ def build_parser(argv=()) -> argparse.ArgumentParser:
     p.add_argument("--vs", default="greedy", metavar="BOT", help=f"bot{bots}, agent (the trained agent shipped with cardgym) or model file for every other seat")
     p.add_argument("--seat", type=int, default=0, help="your seat (0 plays first)")
     p.add_argument("--seed", type=int, default=None, help="seed of the deal (default: a fresh random deal)")
+    p.add_argument("--record", default=None, metavar="FILE", help="write the game record (JSON lines) to FILE")
     p.set_defaults(func=cmd_play)
 
     e = command("eval", help="duplicate matches and ratings of bots or saved policies", description=(
@@ -183,6 +194,8 @@ def build_parser(argv=()) -> argparse.ArgumentParser:
                    "multi-player ratings with 3 or more players (rounded up to whole rotations)")
     e.add_argument("--seed", type=int, default=0, help="seed of the first deal")
     e.add_argument("--json", action="store_true", help="print the results as JSON")
+    e.add_argument("--record", default=None, metavar="DIR", help="also write game records of --record-games games per pairing to DIR")
+    e.add_argument("--record-games", type=int, default=1, metavar="N", help="games recorded per pairing (with --record)")
     e.set_defaults(func=cmd_eval)
     if game:
         add_rule_options(p, game)
@@ -200,6 +213,9 @@ def build_parser(argv=()) -> argparse.ArgumentParser:
     b.set_defaults(func=cmd_bench)
 
     sub.add_parser("train", help="train an agent (cardgym train --help)", add_help=False)
+    from . import game_records
+
+    game_records.add_commands(sub, HelpFormatter)
     return ap
 
 

@@ -30,8 +30,9 @@ def _ask(prompt, inp, out):
     return line.strip()
 
 
-def play_terminal(game, vs="greedy", num_players=2, seat=0, seed=None, inp=None, out=None, **options):
-    """Run one interactive episode. ``inp``/``out`` default to the terminal."""
+def play_terminal(game, vs="greedy", num_players=2, seat=0, seed=None, inp=None, out=None, record=None, **options):
+    """Run one interactive episode. ``inp``/``out`` default to the terminal; ``record``: a file to write
+    the game record to (`cardgym.game_records`), also when the game is left before its end."""
     import cardgym
 
     inp = inp or sys.stdin
@@ -47,7 +48,16 @@ def play_terminal(game, vs="greedy", num_players=2, seat=0, seed=None, inp=None,
         policy = load_model_opponent(game, vs, dict(num_players=num_players, **options), "vector")
     else:
         policy = None
-    env.reset(seed=seed)
+    recorder = None
+    if record is not None:
+        from .game_records import GameRecorder
+
+        recorder = GameRecorder(env, [vs if i != seat else "person" for i in range(num_players)])
+        recorder.reset(seed=seed)
+        step = recorder.step
+    else:
+        env.reset(seed=seed)
+        step = env.step
     me = env.possible_agents[seat]
     from . import render
 
@@ -68,7 +78,7 @@ def play_terminal(game, vs="greedy", num_players=2, seat=0, seed=None, inp=None,
     while env.agents:
         agent = env.agent_selection
         if env.terminations[agent] or env.truncations[agent]:
-            env.step(None)
+            step(None)
             continue
         if agent != me:
             if policy is None:
@@ -77,7 +87,7 @@ def play_terminal(game, vs="greedy", num_players=2, seat=0, seed=None, inp=None,
                 obs = env.observe(agent)
                 a = int(policy.act(obs["observation"][None], obs["action_mask"][None])[0])
             out.write(paint(f"{agent}: {say(a)}\n", "36"))
-            env.step(a)
+            step(a)
             steps += 1
             continue
         if last_shown != steps:  # the table as it is now, before each of your decisions
@@ -92,6 +102,8 @@ def play_terminal(game, vs="greedy", num_players=2, seat=0, seed=None, inp=None,
                 text = _ask(paint("your move> ", "33"), inp, out)
             except EOFError:
                 out.write("\nbye\n")
+                if recorder is not None:
+                    recorder.save(record)
                 return None
             if text in ("h", "?", "help"):
                 out.write(HELP + "\n")
@@ -108,15 +120,19 @@ def play_terminal(game, vs="greedy", num_players=2, seat=0, seed=None, inp=None,
                 continue
             if text == "q":
                 out.write("you left the game\n")
+                if recorder is not None:
+                    recorder.save(record)
                 return None
             if text.isdigit() and 1 <= int(text) <= len(legal):
                 break
             out.write(paint(f"'{text}' is not a move: type a number from 1 to {len(legal)}, or h for help\n", "31"))
         a = legal[int(text) - 1]
         out.write(f"you: {say(a)}\n")
-        env.step(a)
+        step(a)
         steps += 1
     show()
+    if recorder is not None:
+        out.write(f"record: {recorder.save(record)}\n")
     result = env.result()
     winners = result.get("winners", [])
     verdict = "You won!" if seat in winners else ("Draw." if not winners else "You lost.")
