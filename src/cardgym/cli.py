@@ -21,6 +21,7 @@ USAGE = """commands:
   cardgym bench [--seconds S]
   cardgym train GAME [OPTIONS]
   cardgym replay FILE [--gif OUT]
+  cardgym serve [--port P] [--host H] [--model PATH] [--record FILE]
 
 Rule options are the game's Rules fields written --like-this with a value: numbers, true/false, none
 or text (--players is another name of --num-players). cardgym play GAME --help lists them.
@@ -167,7 +168,7 @@ def build_parser(argv=()) -> argparse.ArgumentParser:
     """The parser of every command but ``train``; with a game in ``argv``, its rule options are flags."""
     ap = argparse.ArgumentParser(prog="cardgym", description="cardgym: card-game RL environments",
                                  formatter_class=HelpFormatter, epilog=USAGE)
-    sub = ap.add_subparsers(dest="command", required=True, metavar="{play,eval,rules,bench,train,replay}")
+    sub = ap.add_subparsers(dest="command", required=True, metavar="{play,eval,rules,bench,train,replay,serve}")
     games = sorted(cardgym.GAMES)
     name = _game_in(argv)
     game = cardgym.get_game(name) if name else None
@@ -213,9 +214,10 @@ def build_parser(argv=()) -> argparse.ArgumentParser:
     b.set_defaults(func=cmd_bench)
 
     sub.add_parser("train", help="train an agent (cardgym train --help)", add_help=False)
-    from . import game_records
+    from . import game_records, web
 
     game_records.add_commands(sub, HelpFormatter)
+    web.add_commands(sub, HelpFormatter)
     return ap
 
 
