@@ -101,6 +101,7 @@ def create_app(tables: Tables | None = None) -> Starlette:
         body = _obj(await _body(request), "action", "step")
         with t.lock:
             t.act(_token(request), body["action"], body["step"])
+            t.advance()
             return JSONResponse(t.state(t.seat_of(_token(request))))
 
     async def claim(request):

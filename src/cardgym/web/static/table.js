@@ -285,8 +285,11 @@ function drawLog(st, upto) {
     }
     log.appendChild(li);
   });
-  const now = log.querySelector(".now") || log.lastElementChild;
-  if (now && upto === undefined) now.scrollIntoView({ block: "nearest" });
+  // keep the latest (or, in a replay, the current) move in sight, scrolling the log box only
+  const now = log.querySelector(".now") || (upto === undefined ? log.lastElementChild : null);
+  const box = $("#log-box");
+  if (now) box.scrollTop = Math.max(0, now.offsetTop - box.offsetTop - box.clientHeight / 2);
+  else if (upto === 0) box.scrollTop = 0;
 }
 
 // ------------------------------------------------------------------------------ clicking cards
@@ -343,6 +346,7 @@ function clickCard(node) {
 function drawActions(st) {
   const box = $("#actions");
   box.innerHTML = "";
+  $("#moves-h").hidden = box.hidden = st.kind === "replay";
   const moves = myMoves();
   if (!moves.length) {
     let why = "";
