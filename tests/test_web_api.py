@@ -96,7 +96,7 @@ def test_bad_requests_get_a_4xx_and_change_nothing():
     legal = [a["action"] for a in st["view"]["legal"]]
     illegal = next(a for a in range(145) if a not in legal)
     cases = [
-        (c.post(f"/api/games/nope/move", json={"action": legal[0], "step": 0}, headers=hdr(tok0)), 404, "unknown game id"),
+        (c.post("/api/games/nope/move", json={"action": legal[0], "step": 0}, headers=hdr(tok0)), 404, "unknown game id"),
         (c.post(f"/api/games/{gid}/move", json={"action": legal[0], "step": 0}), 403, "seat token"),
         (c.post(f"/api/games/{gid}/move", json={"action": legal[0], "step": 0}, headers=hdr("forged")), 403, "does not belong"),
         (c.post(f"/api/games/{gid}/move", json={"action": legal[0], "step": 0}, headers=hdr(tok1)), 409, "not your turn"),
@@ -235,3 +235,23 @@ def test_serve_command_checks_its_flags(tmp_path):
     args = build_parser(["serve"]).parse_args(["serve", "--record", str(good), "--host", "127.0.0.1"])
     tables = build_tables(args)
     assert [r.record.where for r in tables.records.values()] == ["good.jsonl"]
+
+
+def test_a_second_tab_cannot_act_for_a_seat_another_tab_holds():
+    now = [0.0]
+    c, tables = client(clock=lambda: now[0])
+    g = start(c, "skyjo", ("person", "expert"))
+    gid, tok = g["id"], g["token"]
+    t = tables.live[gid]
+    first = {"X-Seat-Token": tok, "X-Page": "tab-1"}
+    second = {"X-Seat-Token": tok, "X-Page": "tab-2"}
+    assert c.get(f"/api/games/{gid}", headers=first).status_code == 200
+    r = c.get(f"/api/games/{gid}", headers=second)
+    assert r.status_code == 409 and "another tab" in r.json()["error"]
+    r = c.post(f"/api/games/{gid}/move", json={"action": 0, "step": 0}, headers=second)
+    assert r.status_code == 409 and len(t.log) == 0
+    now[0] = 5.0
+    assert c.post(f"/api/games/{gid}/move", json={"action": 0, "step": 0}, headers=first).status_code == 200
+    now[0] = 20.0  # the first tab closed long ago: the seat is free for the other one
+    assert c.get(f"/api/games/{gid}", headers=second).status_code == 200
+    assert c.get(f"/api/games/{gid}", headers=first).status_code == 409

@@ -9,7 +9,8 @@ Routes (every error is ``{"error": message}`` with a 4xx status, and changes not
 - ``GET /api/games/{id}`` (``?seat=K`` to watch a seat of a bots-only game): lets the bots move at
   their pace, then the state as the token's seat (or the public table) sees it;
 - ``POST /api/games/{id}/move`` ``{action, step}``: the token's seat moves (``step``: the number of
-  moves the page has seen, so a stale page cannot move);
+  moves the page has seen, so a stale page cannot move); a token's requests carry the page's own
+  ``X-Page`` id, and a second page using the same token is refused while the first one is open;
 - ``POST /api/games/{id}/claim`` ``{seat}``: the token of a person seat nobody holds yet;
 - ``GET /api/games/{id}/record``: the game record (JSON lines) once the game is over;
 - ``GET /api/records``, ``POST /api/records`` (the record's text as the body): open a record;
@@ -89,10 +90,13 @@ def create_app(tables: Tables | None = None) -> Starlette:
     def _token(request):
         return request.headers.get("x-seat-token")
 
+    def _page(request):
+        return request.headers.get("x-page", "")[:64]
+
     async def game_state(request):
         t = tables.get_live(request.path_params["gid"])
         with t.lock:
-            viewer = t.viewer(_token(request), request.query_params.get("seat"))
+            viewer = t.viewer(_token(request), request.query_params.get("seat"), _page(request))
             t.advance()
             return JSONResponse(t.state(viewer))
 
@@ -100,7 +104,7 @@ def create_app(tables: Tables | None = None) -> Starlette:
         t = tables.get_live(request.path_params["gid"])
         body = _obj(await _body(request), "action", "step")
         with t.lock:
-            t.act(_token(request), body["action"], body["step"])
+            t.act(_token(request), body["action"], body["step"], _page(request))
             t.advance()
             return JSONResponse(t.state(t.seat_of(_token(request))))
 

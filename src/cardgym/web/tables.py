@@ -32,6 +32,8 @@ from ..render.view import palette_dict, view
 
 PERSON = "person"
 AGENT = "agent"
+#: seconds a page keeps its seat after its last request (it asks at least every few seconds while open)
+LEASE = 8.0
 
 
 class Refused(Exception):
@@ -90,27 +92,42 @@ class LiveTable:
     seats: list
     pace: float
     log: list = field(default_factory=list)
+    leases: dict = field(default_factory=dict)  # seat -> (page id, last request time)
+    clock: object = time.monotonic
     last_move: float = 0.0
     touched: float = 0.0
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     # ------------------------------------------------------------------ who may see and do what
-    def seat_of(self, token) -> int | None:
+    def seat_of(self, token, page=None) -> int | None:
+        """The seat of a token (None without one). With ``page`` (the ``X-Page`` id a page draws when it
+        loads), the seat is leased to that page: another page with the same token (a second tab) is
+        refused until the holder has been silent for `LEASE` seconds."""
         if token is None or token == "":
             return None
         for i, s in enumerate(self.seats):
             if s.token is not None and secrets.compare_digest(str(token), s.token):
+                if page is not None:
+                    self._lease(i, str(page))
                 return i
         raise Refused(403, "this seat token does not belong to any seat of this game")
+
+    def _lease(self, seat: int, page: str):
+        now = self.clock()
+        holder = self.leases.get(seat)
+        if holder is not None and holder[0] != page and now - holder[1] < LEASE:
+            raise Refused(409, f"player_{seat} is being played in another tab or page; close it (its seat is "
+                               f"freed {LEASE:.0f} s after its last request) or open the game without a seat to watch")
+        self.leases[seat] = (page, now)
 
     @property
     def has_person(self) -> bool:
         return any(s.kind == PERSON for s in self.seats)
 
-    def viewer(self, token, seat) -> int | None:
+    def viewer(self, token, seat, page="") -> int | None:
         """The seat whose view a request gets: the token's seat; without a token, the public table, or,
         in a game without a person (bots only), any seat asked for."""
-        mine = self.seat_of(token)
+        mine = self.seat_of(token, page)
         if seat in (None, "", "none", "table"):
             return mine
         try:
@@ -173,9 +190,9 @@ class LiveTable:
             if self.pace > 0:
                 return
 
-    def act(self, token, action, step) -> None:
+    def act(self, token, action, step, page="") -> None:
         """A person's move, checked whole before it is made."""
-        seat = self.seat_of(token)
+        seat = self.seat_of(token, page)
         if seat is None:
             raise Refused(403, "a move needs the seat token of a person seat (this page only watches)")
         if self.seats[seat].kind != PERSON:  # pragma: no cover - tokens belong to person seats only
@@ -403,7 +420,7 @@ class Tables:
                     entries.append(s.name)
             rec = GameRecorder(env, entries)
             rec.reset(seed=seed)
-            t = LiveTable(gid, game, env, rec, players, float(pace), touched=self.clock())
+            t = LiveTable(gid, game, env, rec, players, float(pace), touched=self.clock(), clock=self.clock)
             t.last_move = time.monotonic()
             self.live[gid] = t
         token = None

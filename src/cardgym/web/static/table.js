@@ -5,6 +5,7 @@
 const $ = (s) => document.querySelector(s);
 const KEYS = "1234567890abcdefghijklmopqrstuvwxyz".split("");  // action keys (n is left out)
 let CAT = null;   // /api/games: the games
+const PAGE = Math.random().toString(36).slice(2) + Date.now().toString(36);  // this tab, this load
 const S = { kind: null, id: null, token: null, seat: null, watch: null, state: null, sel: [], timer: null,
             step: 0, playing: null, busy: false };
 
@@ -16,7 +17,7 @@ function say(text, ok) {
 
 async function api(method, url, body, headers) {
   const opts = { method, headers: Object.assign({}, headers || {}) };
-  if (S.token) opts.headers["X-Seat-Token"] = S.token;
+  if (S.token) { opts.headers["X-Seat-Token"] = S.token; opts.headers["X-Page"] = PAGE; }
   if (body !== undefined) {
     opts.body = typeof body === "string" ? body : JSON.stringify(body);
     opts.headers["Content-Type"] = typeof body === "string" ? "text/plain" : "application/json";
@@ -383,8 +384,10 @@ async function play(action) {
 
 // ---------------------------------------------------------------------------------- the pages
 function show(st) {
+  // a half-made move (a card picked) survives a refresh that changed nothing
+  const same = S.state && S.state.id === st.id && S.state.step === st.step && S.state.viewer === st.viewer;
   S.state = st;
-  S.sel = [];
+  if (!same) S.sel = [];
   drawTable(st);
   drawActions(st);
   drawLog(st, st.kind === "replay" ? st.step : undefined);
@@ -394,8 +397,20 @@ function show(st) {
   if (st.kind === "live") dl.href = `/api/games/${st.id}/record`;
   $("#where").textContent = st.kind === "replay" ? `${st.title}: replay` :
     `${st.title}: ${S.token ? `you are player_${st.viewer}` : "watching"}`;
+  const inv = $("#invite");
+  const open = st.kind === "live" && S.token ? st.seats.filter((s) => s.kind === "person" && !s.claimed) : [];
+  inv.hidden = !open.length;
+  inv.innerHTML = "";
+  for (const s of open) {
+    const a = el("a", null, `player_${s.seat}: ${location.origin}/#/game/${st.id}/seat/${s.seat}`);
+    a.href = `#/game/${st.id}/seat/${s.seat}`;
+    a.target = "_blank";
+    inv.appendChild(el("div", "rline", "Another person's seat, open it in their tab:"));
+    inv.appendChild(a);
+  }
   clearTimeout(S.timer);
-  if (st.kind === "live" && !st.over && !myMoves().length) S.timer = setTimeout(refresh, st.waiting === "bot" ? 150 : 800);
+  // ask again: soon while others move; every 3 s on your own turn (the page keeps its seat so)
+  if (st.kind === "live" && !st.over) S.timer = setTimeout(refresh, myMoves().length ? 3000 : (st.waiting === "bot" ? 150 : 800));
 }
 
 function seatPicker(n, current) {
@@ -426,7 +441,7 @@ async function refresh() {
 async function openLive(id, claimSeat) {
   Object.assign(S, { kind: "live", id, token: null, seat: null, watch: null, step: 0 });
   const saved = sessionStorage.getItem(`tok:${id}`);
-  if (saved) Object.assign(S, JSON.parse(saved));
+  if (saved && (claimSeat === undefined || JSON.parse(saved).seat === +claimSeat)) Object.assign(S, JSON.parse(saved));
   else if (claimSeat !== undefined) {
     try {
       const r = await api("POST", `/api/games/${id}/claim`, { seat: +claimSeat });
