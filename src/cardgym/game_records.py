@@ -33,6 +33,8 @@ import numpy as np
 
 import cardgym
 
+from .render.view import plain
+
 FORMAT = "cardgym-game-record"
 VERSION = 1
 KINDS = ("person", "bot", "agent", "model", "python")
@@ -90,7 +92,8 @@ def _dump(obj) -> str:
 
 
 def _plain(x):
-    return json.loads(json.dumps(x, default=lambda v: v.item() if isinstance(v, np.generic) else v.tolist()))
+    """JSON-able copy (numpy scalars and arrays as Python values), as the file will hold it."""
+    return json.loads(json.dumps(plain(x)))
 
 
 class GameRecorder:

@@ -95,12 +95,12 @@ def palette_dict(palette) -> dict:
     }
 
 
-def _plain(x):
+def plain(x):
     """JSON-able copy of a game's result dict (numpy scalars and arrays as Python values)."""
     if isinstance(x, dict):
-        return {str(k): _plain(v) for k, v in x.items()}
+        return {str(k): plain(v) for k, v in x.items()}
     if isinstance(x, (list, tuple)):
-        return [_plain(v) for v in x]
+        return [plain(v) for v in x]
     if isinstance(x, np.ndarray):
         return x.tolist()
     if isinstance(x, np.generic):
@@ -163,7 +163,7 @@ def view(game, record, rules, viewer=None, mask=None) -> dict:
         "table": _region(sc.table, "table", pal),
         "players": players,
         "legal": legal,
-        "result": None if running else _plain(game.result(record, rules)),
+        "result": None if running else plain(game.result(record, rules)),
     }
 
 
@@ -186,4 +186,4 @@ def element_ids(v: dict) -> set:
     return out
 
 
-__all__ = ["VIEW_VERSION", "card_key", "dumps", "element_ids", "palette_dict", "view"]
+__all__ = ["VIEW_VERSION", "card_key", "dumps", "element_ids", "palette_dict", "plain", "view"]

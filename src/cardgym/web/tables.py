@@ -326,24 +326,21 @@ class Tables:
             raise Refused(429, f"the server holds its limit of {self.max_games} games and records; finish one "
                                f"or wait until an abandoned one expires ({self.expire:.0f} s)")
 
-    def get_live(self, gid) -> LiveTable:
+    def _get(self, store: dict, key, what: str):
         with self.lock:
             self._purge()
-            t = self.live.get(gid)
-        if t is None:
-            raise Refused(404, f"unknown game id {gid!r} (it may have expired)")
-        t.touched = self.clock()
-        return t
+            item = store.get(key)
+        if item is None:
+            raise Refused(404, f"unknown {what} id {key!r} (it may have expired)")
+        if item.touched != math.inf:  # pinned records never expire
+            item.touched = self.clock()
+        return item
+
+    def get_live(self, gid) -> LiveTable:
+        return self._get(self.live, gid, "game")
 
     def get_record(self, rid) -> OpenRecord:
-        with self.lock:
-            self._purge()
-            r = self.records.get(rid)
-        if r is None:
-            raise Refused(404, f"unknown record id {rid!r} (it may have expired)")
-        if r.touched != math.inf:
-            r.touched = self.clock()
-        return r
+        return self._get(self.records, rid, "record")
 
     # ---------------------------------------------------------------------------------- create
     def _policy(self, game, who, rules):
