@@ -255,3 +255,57 @@ def test_a_second_tab_cannot_act_for_a_seat_another_tab_holds():
     now[0] = 20.0  # the first tab closed long ago: the seat is free for the other one
     assert c.get(f"/api/games/{gid}", headers=second).status_code == 200
     assert c.get(f"/api/games/{gid}", headers=first).status_code == 409
+
+
+def test_a_model_given_on_the_command_line_plays_a_seat(tmp_path):
+    import hashlib
+    import shutil
+    from importlib import resources
+
+    from cardgym.web import parse_models
+
+    path = tmp_path / "mine.pt"
+    with resources.as_file(resources.files("cardgym.agents").joinpath("pretrained_models", "skyjo-2p.pt")) as src:
+        shutil.copy(src, path)
+    models = parse_models([f"mine={path}"])
+    assert models == {"mine": ("skyjo", str(path))}
+    c, tables = client(models=models)
+    assert c.get("/api/games").json()["games"][2]["models"] == ["mine"]
+    g = start(c, "skyjo", ("mine", "expert"), seed=3)
+    c.get(f"/api/games/{g['id']}")
+    t = tables.live[g["id"]]
+    assert t.over and any("policy" in e for e in t.log if e["seat"] == 0)
+    header = parse_record(c.get(f"/api/games/{g['id']}/record").text).header
+    assert header["players"][0]["kind"] == "model"
+    assert header["players"][0]["sha256"] == hashlib.sha256(path.read_bytes()).hexdigest()
+    r = c.post("/api/games", json={"game": "skipbo", "num_players": 2, "seats": ["person", "mine"]})
+    assert r.status_code == 400 and "'mine'" in r.json()["error"]  # a Skyjo model plays no Skip-Bo seat
+
+
+def test_cardgym_serve_listens_on_localhost(tmp_path):
+    import socket
+    import subprocess
+    import sys
+    import time
+
+    import httpx
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    proc = subprocess.Popen([sys.executable, "-m", "cardgym.cli", "serve", "--port", str(port)],
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        deadline = time.time() + 60
+        while True:
+            try:
+                r = httpx.get(f"http://127.0.0.1:{port}/api/games", timeout=2)
+                break
+            except httpx.TransportError:
+                assert proc.poll() is None and time.time() < deadline, proc.stdout.read() if proc.poll() else "timeout"
+                time.sleep(0.2)
+        assert r.status_code == 200 and r.json()["games"]
+        assert "<title>cardgym</title>" in httpx.get(f"http://127.0.0.1:{port}/").text
+    finally:
+        proc.terminate()
+        proc.wait(10)
