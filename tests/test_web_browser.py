@@ -257,3 +257,27 @@ def test_open_a_replay_step_scrub_and_switch_views(server, browser, tmp_path):
     browser.find_element(By.ID, "r-last").click()
     shown_is(n, 0)
     assert browser.find_element(By.ID, "result").is_displayed()
+
+
+def test_watch_agent_against_expert_with_its_probabilities(server, browser, tmp_path):
+    base, tables = server
+    browser.get(base + "/#/")
+    wait(browser, "document.querySelectorAll('#watch-list button').length > 0")
+    # the Watch panel's one-click game: Skip-Bo, agent vs expert
+    next(b for b in browser.find_elements(By.CSS_SELECTOR, "#watch-list button")
+         if b.text == "Skip-Bo: agent vs expert").click()
+    wait(browser, "S.state && S.state.kind === 'live' && !S.token")
+    gid = browser.execute_script("return S.id")
+    t = tables.live[gid]
+    t.pace = 0.05  # the panel's pace is the form's; keep the test short
+    browser.execute_script("const s = document.querySelector('#seat-select'); s.value = '0';"
+                           "s.dispatchEvent(new Event('change'));")
+    wait(browser, "S.state.viewer === 0 && S.state.log.filter(e => e.policy).length >= 3")
+    assert browser.find_elements(By.CSS_SELECTOR, "#log .policy .bar-p")
+    assert "value" in browser.find_element(By.CSS_SELECTOR, "#log .policy").text
+    check_screenshot(browser, "watch", tmp_path)
+    browser.execute_script("const s = document.querySelector('#seat-select'); s.value = 'table';"
+                           "s.dispatchEvent(new Event('change'));")
+    wait(browser, "S.state.viewer === null")
+    assert not browser.find_elements(By.CSS_SELECTOR, "#log .policy")  # not in another seat's view
+    assert all(kind in ("back", "empty") for cid, kind, _ in page_cards(browser) if ".hand#" in cid)

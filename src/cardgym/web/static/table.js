@@ -348,6 +348,7 @@ function drawActions(st) {
   const box = $("#actions");
   box.innerHTML = "";
   $("#moves-h").hidden = box.hidden = st.kind === "replay";
+  $("#moves-h").textContent = S.token ? "Your moves" : "Whose turn";
   const moves = myMoves();
   if (!moves.length) {
     let why = "";
