@@ -16,6 +16,12 @@ def _rgb_array():
     return rgb_array
 
 
+def _view():
+    from .render.view import view
+
+    return view
+
+
 def load_model_opponent(game, path, rules=None, observation: str | None = None):
     """A saved model (``cardgym.agents.load_policy``, torch ``weights_only=True``) as an opponent.
 
@@ -45,3 +51,4 @@ def plug_in() -> None:
     """Fill every slot of `cardgym.core.plugins` with this package's implementation."""
     plugins.plug("rgb_array", _rgb_array)
     plugins.plug("model_opponent", lambda: load_model_opponent)
+    plugins.plug("view", _view)

@@ -21,6 +21,8 @@ USAGE = """commands:
   cardgym rules GAME
   cardgym bench [--seconds S]
   cardgym train GAME [OPTIONS]
+  cardgym replay FILE [--gif OUT]
+  cardgym serve [--port P] [--host H] [--model PATH] [--record FILE]
 
 Rule options are the game's Rules fields written --like-this with a value: numbers, true/false, none
 or text (--players is another name of --num-players). cardgym play GAME --help lists them.
@@ -108,6 +110,14 @@ def cmd_eval(args, extra):
         raise SystemExit(f"cardgym: {exc}") from None
     except ImportError as exc:  # a model file without torch installed
         raise SystemExit(f"cardgym eval: {exc}") from None
+    if args.record:
+        from .game_records import record_pairings
+
+        try:
+            paths = record_pairings(game, bots, args.record, args.record_games, num_players, args.seed, options)
+        except (ValueError, TypeError) as exc:
+            raise SystemExit(f"cardgym: {exc}") from None
+        print(f"wrote {len(paths)} game records to {args.record}", file=sys.stderr)
     if args.json:
         print(json.dumps(result, indent=2))
         return
@@ -158,7 +168,8 @@ def cmd_play(args, extra):
     options = dict(args.options)
     num_players = options.pop("num_players", 2)
     try:
-        play_terminal(game, vs=args.vs, num_players=num_players, seat=args.seat, seed=args.seed, **options)
+        play_terminal(game, vs=args.vs, num_players=num_players, seat=args.seat, seed=args.seed,
+                      record=args.record, **options)
     except (ValueError, TypeError) as exc:
         raise SystemExit(f"cardgym: {exc}") from None
     except ImportError as exc:  # a model file without torch installed
@@ -188,7 +199,7 @@ def build_parser(argv=()) -> argparse.ArgumentParser:
     """The parser of every command but ``train``; with a game in ``argv``, its rule options are flags."""
     ap = Parser(prog="cardgym", description="cardgym: card-game RL environments",
                                  formatter_class=HelpFormatter, epilog=USAGE)
-    sub = ap.add_subparsers(dest="command", required=True, metavar="{play,eval,rules,bench,train}")
+    sub = ap.add_subparsers(dest="command", required=True, metavar="{play,eval,rules,bench,train,replay,serve}")
     games = sorted(cardgym.GAMES)
     name = _game_in(argv)
     game = cardgym.get_game(name) if name else None
@@ -210,6 +221,7 @@ def build_parser(argv=()) -> argparse.ArgumentParser:
     p.add_argument("--vs", type=text("a bot or a model file"), default="greedy", metavar="BOT", help=f"bot{bots}, agent (the trained agent shipped with cardgym) or model file for every other seat")
     p.add_argument("--seat", type=integer(0), default=0, help="your seat (0 plays first)")
     p.add_argument("--seed", type=seed, default=None, help="seed of the deal (default: a fresh random deal)")
+    p.add_argument("--record", type=text("a file name"), default=None, metavar="FILE", help="write the game record (JSON lines) to FILE")
     p.set_defaults(func=cmd_play)
 
     e = command("eval", check=check_eval, help="duplicate matches and ratings of bots or saved policies", description=(
@@ -220,6 +232,8 @@ def build_parser(argv=()) -> argparse.ArgumentParser:
                    "multi-player ratings with 3 or more players (rounded up to whole rotations)")
     e.add_argument("--seed", type=seed, default=0, help="seed of the first deal")
     e.add_argument("--json", action="store_true", help="print the results as JSON")
+    e.add_argument("--record", type=text("a folder name"), default=None, metavar="DIR", help="also write game records of --record-games games per pairing to DIR")
+    e.add_argument("--record-games", type=integer(1, MAX_GAMES), default=1, metavar="N", help="games recorded per pairing (with --record)")
     e.set_defaults(func=cmd_eval)
     if game:
         add_rule_options(p, game)
@@ -237,6 +251,10 @@ def build_parser(argv=()) -> argparse.ArgumentParser:
     b.set_defaults(func=cmd_bench)
 
     sub.add_parser("train", help="train an agent (cardgym train --help)", add_help=False)
+    from . import game_records, web
+
+    game_records.add_commands(sub, HelpFormatter)
+    web.add_commands(sub, HelpFormatter)
     return ap
 
 

@@ -156,8 +156,9 @@ def _ask(prompt, inp, out):
     return line.strip()
 
 
-def play_terminal(game, vs="greedy", num_players=2, seat=0, seed=None, inp=None, out=None, **options):
-    """Run one interactive episode. ``inp``/``out`` default to the terminal."""
+def play_terminal(game, vs="greedy", num_players=2, seat=0, seed=None, inp=None, out=None, record=None, **options):
+    """Run one interactive episode. ``inp``/``out`` default to the terminal; ``record``: a file to write
+    the game record to (`cardgym.game_records`), also when the game is left before its end."""
     import cardgym
 
     inp = inp or sys.stdin
@@ -173,7 +174,16 @@ def play_terminal(game, vs="greedy", num_players=2, seat=0, seed=None, inp=None,
         policy = load_model_opponent(game, vs, dict(num_players=num_players, **options), "vector")
     else:
         policy = None
-    env.reset(seed=seed)
+    recorder = None
+    if record is not None:
+        from .game_records import GameRecorder
+
+        recorder = GameRecorder(env, [vs if i != seat else "person" for i in range(num_players)])
+        recorder.reset(seed=seed)
+        step = recorder.step
+    else:
+        env.reset(seed=seed)
+        step = env.step
     me = env.possible_agents[seat]
     from . import render
 
@@ -212,7 +222,7 @@ def play_terminal(game, vs="greedy", num_players=2, seat=0, seed=None, inp=None,
     while env.agents:
         agent = env.agent_selection
         if env.terminations[agent] or env.truncations[agent]:
-            env.step(None)
+            step(None)
             continue
         if agent != me:
             if policy is None:
@@ -221,7 +231,7 @@ def play_terminal(game, vs="greedy", num_players=2, seat=0, seed=None, inp=None,
                 obs = env.observe(agent)
                 a = int(policy.act(obs["observation"][None], obs["action_mask"][None])[0])
             out.write(paint(f"{agent}: {say(a)}\n", "36"))
-            env.step(a)
+            step(a)
             continue
         legal = np.flatnonzero(env.action_mask()).tolist()
         moves = [(a, say(a)) for a in legal]
@@ -232,6 +242,8 @@ def play_terminal(game, vs="greedy", num_players=2, seat=0, seed=None, inp=None,
                 text = _ask(paint("your move> ", "33"), inp, out)
             except EOFError:
                 out.write("\nbye\n")
+                if recorder is not None:
+                    recorder.save(record)
                 return None
             if text in ("h", "?", "help"):
                 out.write(HELP + "\n")
@@ -245,6 +257,8 @@ def play_terminal(game, vs="greedy", num_players=2, seat=0, seed=None, inp=None,
                 continue
             if text == "q":
                 out.write("you left the game\n")
+                if recorder is not None:
+                    recorder.save(record)
                 return None
             if text.isdigit() and int(text) in legal:
                 break
@@ -253,8 +267,10 @@ def play_terminal(game, vs="greedy", num_players=2, seat=0, seed=None, inp=None,
                             f" or h for help\n", "31"))
         a = int(text)
         out.write(f"you: {say(a)}\n")
-        env.step(a)
+        step(a)
     show()
+    if recorder is not None:
+        out.write(f"record: {recorder.save(record)}\n")
     result = env.result()
     winners = result.get("winners", [])
     verdict = "You won!" if seat in winners else ("Draw." if not winners else "You lost.")

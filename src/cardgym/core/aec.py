@@ -290,6 +290,13 @@ class CardGameAEC(AECEnv, EzPickle):
         """The game's state record (a view; copy it before changing)."""
         return self._states[0]
 
+    def view(self, seat=None) -> dict:
+        """What ``seat`` sees now as JSON-able data (``None``: the whole table as a spectator sees it),
+        built from the game's scene: `cardgym.render.view.view` (plugged in as ``"view"``)."""
+        if not self._started:
+            raise RuntimeError(f"{self.game.env_name}: view() called before reset()")
+        return plugins.get("view")(self.game, self._states[0], self.rules, seat, self._mask)
+
     def result(self) -> dict:
         """Scores and winners so far (JSON-able)."""
         return self.game.result(self._states[0], self.rules)

@@ -168,6 +168,9 @@ class GameSpec:
     scene: Callable[[Any, Any, Any], Any] | None = None
     #: a ``cardgym.render.scene.Palette``: the game's card colours
     palette: Any = None
+    #: optional ``(record, rules, action) -> list[str]``: the scene cards/piles a legal action moves, in
+    #: the order a person clicks them (ids of `cardgym.render.view`; ``scene.action_refs``, the web table)
+    action_refs: Callable[[Any, Any, int], list] | None = None
     #: rule-option dicts the generic test suites run this game under (the first is the default rules)
     test_configs: Sequence[Mapping[str, Any]] = ({},)
     #: the trainer's defaults for this game (``cardgym train GAME``; command-line flags override them)
@@ -255,6 +258,7 @@ class GameSpec:
             result=got[("text", "result")],
             scene=got[("scene", "scene")],
             palette=got[("scene", "PALETTE")],
+            action_refs=getattr(importlib.import_module(f"{package}.scene"), "action_refs", None),
             check_state=got[("invariants", "check_state")],
             cards_of=got[("invariants", "cards_of")],
             **meta,

@@ -14,6 +14,7 @@ from typing import Any, Callable
 #: slot name -> what the implementation is
 SLOTS = {
     "rgb_array": "the table as a picture: (game, record, rules, viewer=None) -> uint8 array (H, W, 3)",
+    "view": "a seat's view as data: (game, record, rules, viewer=None, mask=None) -> JSON-able dict",
     "model_opponent": "a saved model as an opponent: (game, path, rules, observation) -> policy with .act",
 }
 

@@ -134,3 +134,32 @@ def scene(r, rules, viewer=None) -> Scene:
             )
         )
     return Scene(PALETTE, title, lines, table, players, viewer)
+
+
+def action_refs(r, rules, a: int) -> list:
+    """The scene ids (`cardgym.render.view`) action ``a`` moves, in the order a person clicks them: the
+    card to play (the stock, a hand card by its value, a discard pile's top, the partner's piles), then
+    the build pile or own discard pile it goes to; the pass is no card (``[]``)."""
+    from .rules import A_PASS
+
+    a, cur = int(a), int(r["current"])
+    if a == A_PASS:
+        return []
+    if a >= A_DISCARD:
+        code, pile = divmod(a - A_DISCARD, 4)
+        return [f"p{cur}.hand={'W' if code == 12 else code + 1}", f"p{cur}.D{pile}"]
+    src, pile = divmod(a, 4)
+    partner = rules.partner(cur) if rules.teams else cur
+    if src == S_STOCK:
+        ref = f"p{cur}.stock"
+    elif src < S_HAND_WILD:
+        ref = f"p{cur}.hand={src}"
+    elif src == S_HAND_WILD:
+        ref = f"p{cur}.hand=W"
+    elif src < S_PARTNER_STOCK:
+        ref = f"p{cur}.D{src - S_DISCARD}"
+    elif src == S_PARTNER_STOCK:
+        ref = f"p{partner}.stock"
+    else:
+        ref = f"p{partner}.D{src - S_PARTNER_DISCARD}"
+    return [ref, f"table.B{pile}"]

@@ -72,3 +72,13 @@ def scene(r, rules, viewer=None) -> Scene:
             )
         )
     return Scene(PALETTE, title, lines, table, players, viewer)
+
+
+def action_refs(r, rules, a: int) -> list:
+    """The scene ids (`cardgym.render.view`) action ``a`` moves, in the order a person clicks them: the
+    stock or hand stack whose top is played, then the build pile; ending the turn is no card (``[]``)."""
+    a, cur = int(a), int(r["current"])
+    if a == END_TURN:
+        return []
+    src, pile = divmod(a, 4)
+    return [f"p{cur}.stock" if src == 0 else f"p{cur}.S{src - 1}", f"table.B{pile}"]

@@ -124,3 +124,21 @@ def scene(r, rules, viewer=None) -> Scene:
             )
         )
     return Scene(PALETTE, title, lines, table, players, viewer)
+
+
+def action_refs(r, rules, a: int) -> list:
+    """The scene ids (`cardgym.render.view`) action ``a`` moves, in the order a person clicks them: the
+    draw or discard pile; a grid card to replace or reveal; discarding the drawn card to reveal one is
+    the discard pile, then the grid card."""
+    from .rules import A_DRAW, A_REPLACE, A_REVEAL, A_TAKE
+
+    a, cur = int(a), int(r["current"])
+    if a == A_DRAW:
+        return ["table.draw"]
+    if a == A_TAKE:
+        return ["table.discard"]
+    pos = a - A_REPLACE if a >= A_REPLACE else a - A_REVEAL
+    cell = f"p{cur}.row{pos // COLS}_0#{pos % COLS}"
+    if a < A_REPLACE and int(r["phase"]) == PH_DRAWN:
+        return ["table.discard", cell]
+    return [cell]

@@ -1,0 +1,464 @@
+"""Game records: one game of any cardgym AEC env as a versioned JSON-lines file, and its exact replay.
+
+A record is a text file of JSON objects, one a line (docs/web.md, "Game records"):
+
+1. a **header**: ``{"type": "header", "format": "cardgym-game-record", "version": 1, "game", "env",
+   "cardgym", "rules", "seed", "deck", "players"}``: the env id (``skyjo_v0``) and the cardgym
+   version, the complete rules (``Rules.as_dict()``), the seed of the deal or the stacked deck, and
+   who played each seat (``{"seat", "kind", "name"}``, ``kind`` one of ``person``, ``bot``, ``agent``
+   (the shipped agent), ``model`` (a model file; both with ``file`` and its ``sha256``), ``python``);
+2. one **action** line per decision: ``{"type": "action", "step", "seat", "action", "text"}`` (the seat
+   that acted, the action id, the action in words in its state);
+3. an **end** line: ``{"type": "end", "steps", "finished", "status", "result"}`` (the game's result;
+   ``finished`` false for a game left before its end).
+
+`GameRecorder` writes one from any AEC env (``cardgym play --record``, ``cardgym eval --record``);
+`read_record` reads and checks a file and `replay` re-plays it step by step, refusing (`RecordError`,
+naming the line and the reason) an unknown format or version, a damaged line, an action that is not
+legal at its step or taken by another seat than the one to act, and a result that differs from the
+record's. ``cardgym replay FILE`` prints the replay (``--gif OUT``: a picture).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import json
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+import cardgym
+
+from .render.view import plain
+
+FORMAT = "cardgym-game-record"
+VERSION = 1
+KINDS = ("person", "bot", "agent", "model", "python")
+
+
+class RecordError(ValueError):
+    """A game record that cannot be replayed: ``line`` (1-based; 0 for the file as a whole) and ``reason``."""
+
+    def __init__(self, where, line: int, reason: str):
+        self.where, self.line, self.reason = str(where), int(line), reason
+        super().__init__(f"{where}, line {line}: {reason}" if line else f"{where}: {reason}")
+
+
+def sha256_of(path) -> str:
+    """The sha256 hex digest of a file."""
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def player_entry(game, who, num_players: int | None = None, seat: int = 0) -> dict:
+    """The record's description of a seat's player: ``"person"``, a bot name, ``"agent"`` (the shipped
+    agent, with its file name and sha256), a model file path (with its sha256) or a callable."""
+    if isinstance(who, dict):
+        entry = dict(who)
+    elif who is None or who == "person":
+        entry = {"kind": "person", "name": "person"}
+    elif isinstance(who, str) and who in game.bots:
+        entry = {"kind": "bot", "name": who}
+    elif isinstance(who, str) and who == "agent":
+        from importlib import resources
+
+        from .agents.pretrained import agent_path
+
+        ref = agent_path(game.name, num_players or 2)
+        with resources.as_file(ref) as path:
+            entry = {"kind": "agent", "name": "agent", "file": ref.name, "sha256": sha256_of(path)}
+    elif isinstance(who, (str, os.PathLike)) and Path(who).is_file():
+        entry = {"kind": "model", "name": Path(who).name, "file": str(who), "sha256": sha256_of(who)}
+    elif callable(who):
+        entry = {"kind": "python", "name": getattr(who, "__name__", type(who).__name__)}
+    else:
+        raise ValueError(
+            f"a player is 'person', a bot of {game.name} {sorted(game.bots)}, 'agent', a model file or a "
+            f"callable; got {who!r}"
+        )
+    entry["seat"] = int(seat)
+    return entry
+
+
+def _dump(obj) -> str:
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"))
+
+
+def _plain(x):
+    """JSON-able copy (numpy scalars and arrays as Python values), as the file will hold it."""
+    return json.loads(json.dumps(plain(x)))
+
+
+class GameRecorder:
+    """Records one game of a cardgym AEC env (raw or wrapped) while it is played.
+
+    ```python
+    rec = GameRecorder(env, players=["person", "expert"])
+    rec.reset(seed=7)              # resets env; a fresh seed is drawn (and recorded) if None
+    while env.agents:
+        ...
+        rec.step(action)           # env.step(action), recorded with the acting seat
+    rec.save("game.jsonl")
+    ```
+    """
+
+    def __init__(self, env, players=None):
+        raw = env.unwrapped
+        if not hasattr(raw, "game") or not hasattr(raw, "record"):
+            raise TypeError(f"GameRecorder records a cardgym AEC env, got {type(raw).__name__}")
+        self.env, self.raw = env, raw
+        n = raw.num_players
+        players = list(players) if players is not None else ["python"] * n
+        if len(players) != n:
+            raise ValueError(f"players must name all {n} seats, got {len(players)}: {players!r}")
+        self.players = [
+            {"kind": "python", "name": "python", "seat": i} if p == "python" else player_entry(raw.game, p, n, i)
+            for i, p in enumerate(players)
+        ]
+        self.header = None
+        self.actions: list = []
+
+    def reset(self, seed: int | None = None, deck=None):
+        """``env.reset`` with ``seed`` (drawn from the OS when None, so the record can replay it) or a
+        stacked ``deck`` (a permutation of the game's deck, which then decides the deal)."""
+        from .core.aec import check_seed, entropy_seed
+
+        raw = self.raw
+        seed = entropy_seed() if seed is None else check_seed(seed)
+        options = None
+        if deck is not None:
+            deck = raw.game.check_deck(deck)
+            options = {"deck": deck}
+        self.env.reset(seed=seed, options=options)
+        self.header = {
+            "type": "header", "format": FORMAT, "version": VERSION, "game": raw.game.name,
+            "env": raw.game.env_name, "cardgym": cardgym.__version__, "rules": _plain(raw.rules.as_dict()),
+            "seed": seed, "deck": None if deck is None else [int(x) for x in deck], "players": self.players,
+        }
+        self.actions = []
+
+    def step(self, action):
+        """``env.step(action)``; a decision (not the ``None`` step of a finished agent) is recorded."""
+        raw = self.raw
+        if self.header is None:
+            raise RuntimeError("GameRecorder.step before GameRecorder.reset")
+        agent = raw.agent_selection
+        dead = raw.terminations.get(agent, False) or raw.truncations.get(agent, False)
+        if dead or action is None:
+            self.env.step(action)
+            return
+        seat = raw.possible_agents.index(agent)
+        a = int(action)
+        text = raw.game.describe_action(raw.record, raw.rules, a) if raw.game.describe_action else (
+            raw.game.action_to_str(a))
+        legal = raw.legal_actions()
+        if a not in legal:
+            raise ValueError(f"illegal action {a} for {agent} (not recorded); legal actions: {legal}")
+        self.env.step(action)
+        self.actions.append({"type": "action", "step": len(self.actions), "seat": seat, "action": a, "text": text})
+
+    def lines(self) -> list:
+        """The record as a list of JSON objects (header, actions, end)."""
+        if self.header is None:
+            raise RuntimeError("nothing recorded: call GameRecorder.reset first")
+        raw = self.raw
+        status = int(raw.record["status"])
+        end = {"type": "end", "steps": len(self.actions), "finished": status != 0,
+               "status": {0: "running", 1: "terminated", 2: "truncated"}[status],
+               "result": _plain(raw.result())}
+        return [self.header] + self.actions + [end]
+
+    def text(self) -> str:
+        return "".join(_dump(x) + "\n" for x in self.lines())
+
+    def save(self, path) -> Path:
+        """Write the record (JSON lines) to ``path``; returns the path."""
+        path = Path(path)
+        if path.parent and not path.parent.exists():
+            path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(self.text())
+        return path
+
+
+def play_recorded(game, players, seed: int, rules: dict | None = None, policies: dict | None = None):
+    """Play one game of bots and models (``players``: one per seat, bot names, ``"agent"`` or model
+    files) and return its `GameRecorder`. ``policies`` caches loaded models by name across calls."""
+    from .core.opponents import load_model_opponent
+
+    game = cardgym.get_game(game) if isinstance(game, str) else game
+    mod = importlib.import_module(cardgym.GAMES[game.name].module)
+    rules = dict(rules or {})
+    rules["num_players"] = len(players)
+    env = mod.raw_env(**rules)
+    policies = {} if policies is None else policies
+    for p in players:
+        if p not in game.bots and p not in policies:
+            policies[p] = load_model_opponent(game, p, dict(rules), "vector")
+    rec = GameRecorder(env, players)
+    rec.reset(seed=seed)
+    while env.agents:
+        agent = env.agent_selection
+        if env.terminations[agent] or env.truncations[agent]:
+            rec.step(None)
+            continue
+        who = players[env.possible_agents.index(agent)]
+        if who in game.bots:
+            a = env.bot_action(who)
+        else:
+            obs = env.observe(agent)
+            a = int(policies[who].act(obs["observation"][None], obs["action_mask"][None])[0])
+        rec.step(a)
+    return rec
+
+
+def _safe(name: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", Path(str(name)).name).strip("_") or "player"
+
+
+def record_pairings(game, bots: list, out_dir, games: int, num_players: int = 2, seed: int = 0,
+                    rules: dict | None = None) -> list:
+    """``games`` recorded games for every pair of ``bots`` (``cardgym eval --record DIR``): game ``j`` of
+    pair (a, b) seats ``a`` at seat ``j % num_players`` and ``b`` everywhere else, with deal seed
+    ``seed + j``. Files ``DIR/<a>-vs-<b>-<j>.jsonl``; returns their paths."""
+    import itertools
+
+    if isinstance(games, bool) or not isinstance(games, int) or games < 1:
+        raise ValueError(f"the number of recorded games per pairing must be a positive integer, got {games!r}")
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    paths, cache = [], {}
+    for a, b in itertools.combinations(bots, 2):
+        for j in range(games):
+            seats = [b] * num_players
+            seats[j % num_players] = a
+            rec = play_recorded(game, seats, seed + j, rules, cache)
+            paths.append(rec.save(out_dir / f"{_safe(a)}-vs-{_safe(b)}-{j}.jsonl"))
+    return paths
+
+
+# ----------------------------------------------------------------------------------------------- reading
+@dataclass
+class GameRecord:
+    """A record read and checked line by line by `read_record` (not yet replayed)."""
+
+    header: dict
+    actions: list  # of the action dicts
+    end: dict
+    where: str = "record"
+    lines: list = field(default_factory=list)  # the line number of each action
+
+    @property
+    def game(self) -> str:
+        return self.header["game"]
+
+
+def _need(where, line, obj, key, kind, what=""):
+    if key not in obj:
+        raise RecordError(where, line, f"the {obj.get('type', 'line')} line has no {key!r}")
+    v = obj[key]
+    ok = {"int": lambda x: isinstance(x, int) and not isinstance(x, bool),
+          "str": lambda x: isinstance(x, str), "dict": lambda x: isinstance(x, dict),
+          "list": lambda x: isinstance(x, list), "bool": lambda x: isinstance(x, bool)}[kind](v)
+    if not ok:
+        raise RecordError(where, line, f"{key!r} must be {what or ('an ' if kind == 'int' else 'a ') + kind}, got {v!r}")
+    return v
+
+
+def parse_record(text: str, where: str = "record") -> GameRecord:
+    """A record from its text, every line checked (`RecordError` with the line number otherwise)."""
+    header, actions, lines, end = None, [], [], None
+    raw_lines = text.splitlines()
+    if not raw_lines:
+        raise RecordError(where, 0, "the file is empty (a game record starts with a header line)")
+    for no, line in enumerate(raw_lines, 1):
+        if not line.strip():
+            raise RecordError(where, no, "empty line (one JSON object per line, nothing else)")
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise RecordError(where, no, f"not JSON ({exc.msg} at column {exc.colno}): the file is damaged") from None
+        if not isinstance(obj, dict):
+            raise RecordError(where, no, f"a line must be a JSON object, got {type(obj).__name__}")
+        kind = obj.get("type")
+        if end is not None:
+            raise RecordError(where, no, f"a {kind!r} line after the end line")
+        if no == 1:
+            if kind != "header" or obj.get("format") != FORMAT:
+                raise RecordError(where, no, f"not a cardgym game record (the first line must be the header, "
+                                             f"format {FORMAT!r})")
+            version = obj.get("version")
+            if version != VERSION:
+                raise RecordError(where, no, f"unknown record version {version!r}; this cardgym reads version {VERSION}")
+            game = _need(where, no, obj, "game", "str")
+            if game not in cardgym.GAMES:
+                raise RecordError(where, no, f"unknown game {game!r}; games: {sorted(cardgym.GAMES)}")
+            spec = cardgym.get_game(game)
+            env_id = _need(where, no, obj, "env", "str")
+            if env_id != spec.env_name:
+                raise RecordError(where, no, f"env {env_id!r} is not this cardgym's {spec.env_name!r}")
+            _need(where, no, obj, "rules", "dict")
+            seed, deck = obj.get("seed"), obj.get("deck")
+            if seed is None and deck is None:
+                raise RecordError(where, no, "the header has neither a seed nor a deck")
+            if seed is not None:
+                _need(where, no, obj, "seed", "int")
+            if deck is not None:
+                _need(where, no, obj, "deck", "list")
+            players = _need(where, no, obj, "players", "list")
+            for p in players:
+                if not isinstance(p, dict) or p.get("kind") not in KINDS:
+                    raise RecordError(where, no, f"a player must be a dict with kind one of {list(KINDS)}, got {p!r}")
+            header = obj
+            continue
+        if kind == "action":
+            step = _need(where, no, obj, "step", "int")
+            if step != len(actions):
+                raise RecordError(where, no, f"action step {step} out of order (expected step {len(actions)})")
+            _need(where, no, obj, "seat", "int")
+            _need(where, no, obj, "action", "int")
+            actions.append(obj)
+            lines.append(no)
+        elif kind == "end":
+            steps = _need(where, no, obj, "steps", "int")
+            if steps != len(actions):
+                raise RecordError(where, no, f"the end line counts {steps} steps, the record holds {len(actions)}")
+            _need(where, no, obj, "finished", "bool")
+            if "result" not in obj:
+                raise RecordError(where, no, "the end line has no 'result'")
+            end = obj
+        else:
+            raise RecordError(where, no, f"unknown line type {kind!r}; allowed: 'action', 'end' after the header")
+    if end is None:
+        raise RecordError(where, len(raw_lines), "the record stops without its end line (a cut-off file)")
+    return GameRecord(header, actions, end, where, lines)
+
+
+def read_record(path) -> GameRecord:
+    """Read and check a record file (`RecordError` naming the line and the reason)."""
+    path = Path(path)
+    try:
+        text = path.read_text()
+    except UnicodeDecodeError:
+        raise RecordError(path, 0, "not a text file (a game record is JSON lines)") from None
+    return parse_record(text, str(path))
+
+
+def make_env(rec: GameRecord):
+    """A fresh raw AEC env of the record's game and rules, reset to its deal."""
+    h = rec.header
+    mod = importlib.import_module(cardgym.GAMES[h["game"]].module)
+    try:
+        env = mod.raw_env(**h["rules"])
+    except (TypeError, ValueError) as exc:
+        raise RecordError(rec.where, 1, f"rules not accepted: {exc}") from None
+    options = None
+    if h.get("deck") is not None:
+        try:
+            options = {"deck": env.game.check_deck(np.asarray(h["deck"]))}
+        except (TypeError, ValueError) as exc:
+            raise RecordError(rec.where, 1, f"deck not accepted: {exc}") from None
+    env.reset(seed=h["seed"] if h.get("seed") is not None else 0, options=options)
+    return env
+
+
+def replay(rec: GameRecord):
+    """Re-play a record: yields ``(step, env)`` before each action (``step`` 0..) and once more after
+    the last one (``step`` = the number of actions). Raises `RecordError` at the first action that is
+    not the recorded seat's turn or not legal, and at the end if the result differs from the record's."""
+    env = make_env(rec)
+    for k, (obj, no) in enumerate(zip(rec.actions, rec.lines)):
+        yield k, env
+        while env.agents and (env.terminations[env.agent_selection] or env.truncations[env.agent_selection]):
+            env.step(None)
+        if not env.agents or int(env.record["status"]) != 0:
+            raise RecordError(rec.where, no, f"step {k}: the game is already over, yet the record goes on")
+        seat = env.possible_agents.index(env.agent_selection)
+        if obj["seat"] != seat:
+            raise RecordError(rec.where, no, f"step {k}: the record says seat {obj['seat']} acted, but seat {seat} is to act")
+        a = obj["action"]
+        legal = env.legal_actions()
+        if a not in legal:
+            raise RecordError(rec.where, no, f"step {k}: action {a} is not legal here; legal actions: {legal}")
+        env.step(a)
+    yield len(rec.actions), env
+    end_line = len(rec.lines) + 2
+    got = _plain(env.result())
+    if got != rec.end["result"]:
+        raise RecordError(rec.where, end_line, f"the replayed result {got} differs from the recorded {rec.end['result']}")
+    finished = int(env.record["status"]) != 0
+    if finished != rec.end["finished"]:
+        raise RecordError(rec.where, end_line, f"the record says finished={rec.end['finished']}, the replay "
+                                               f"{'ends' if finished else 'does not end'} there")
+
+
+def replay_states(rec: GameRecord) -> list:
+    """Every state of a record (copies of the env's state record before each action and after the last),
+    checked by `replay`. Returns ``(env, states)``: the env holds the final state."""
+    states, env = [], None
+    for _, env in replay(rec):
+        states.append(env.record.copy())
+    return env, states
+
+
+# ------------------------------------------------------------------------------------------ the command
+def add_commands(sub, formatter) -> None:
+    """Add ``cardgym replay`` to the ``cardgym`` parser's subcommands."""
+    p = sub.add_parser("replay", formatter_class=formatter, help="re-play a game record (text or a GIF)",
+                       description="Re-play a game record exactly (JSON lines written by play --record, "
+                       "eval --record or cardgym.game_records.GameRecorder); refuse one that does not replay.")
+    p.add_argument("file", help="the record file (.jsonl)")
+    p.add_argument("--seat", type=int, default=None, help="show the table as this seat sees it (default: public)")
+    p.add_argument("--tables", action="store_true", help="print the table after every move (default: at the end)")
+    p.add_argument("--gif", default=None, metavar="OUT", help="write the replay as a GIF picture (needs Pillow)")
+    p.add_argument("--fps", type=float, default=2.0, help="frames per second of the GIF")
+    p.set_defaults(func=cmd_replay)
+
+
+def cmd_replay(args, extra):
+    import sys
+
+    from . import render
+
+    if extra:
+        raise SystemExit(f"cardgym replay: unexpected argument {extra[0]!r}")
+    if not Path(args.file).is_file():
+        raise SystemExit(f"cardgym replay: no such file {args.file!r}")
+    if args.fps <= 0:
+        raise SystemExit(f"cardgym replay: --fps must be positive, got {args.fps}")
+    frames = []
+    try:
+        rec = read_record(args.file)
+        game = cardgym.get_game(rec.game)
+        n = int(rec.header["rules"].get("num_players", 2))
+        if args.seat is not None and not 0 <= args.seat < n:
+            raise SystemExit(f"cardgym replay: --seat must be 0..{n - 1}, got {args.seat}")
+        who = ", ".join(f"player_{p['seat']}: {p['name']}" for p in rec.header["players"])
+        print(f"{game.title} record {args.file}: {len(rec.actions)} moves; {who}")
+        for k, env in replay(rec):
+            if args.gif:
+                frames.append(render.image(game, env.record, env.rules, viewer=args.seat))
+            if args.tables or k == len(rec.actions):
+                print(render.ansi(game, env.record, env.rules, viewer=args.seat))
+            if k < len(rec.actions):
+                a = rec.actions[k]
+                print(f"{k:>4} player_{a['seat']}: {a.get('text') or env.action_to_str(a['action'])}")
+    except RecordError as exc:
+        raise SystemExit(f"cardgym replay: refused: {exc}") from None
+    except ImportError as exc:
+        raise SystemExit(f"cardgym replay: {exc}") from None
+    print(f"result: {rec.end['result']}")
+    if args.gif:
+        ms = int(1000 / args.fps)
+        frames[0].save(args.gif, save_all=True, append_images=frames[1:], duration=ms, loop=0)
+        print(f"wrote {args.gif} ({len(frames)} frames)", file=sys.stderr)
+
+
+__all__ = ["FORMAT", "VERSION", "GameRecord", "GameRecorder", "RecordError", "parse_record", "play_recorded",
+           "player_entry", "read_record", "record_pairings", "replay", "replay_states", "sha256_of"]

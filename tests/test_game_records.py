@@ -1,0 +1,160 @@
+"""Game records (cardgym.game_records): written by play, eval and GameRecorder; replayed exactly; a
+record that does not replay is refused with its line number and the reason."""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+from importlib import resources
+
+import numpy as np
+import pytest
+
+import cardgym
+from cardgym.cli import main
+from cardgym.game_records import (
+    GameRecorder,
+    RecordError,
+    parse_record,
+    play_recorded,
+    read_record,
+    replay_states,
+)
+
+from conftest import CONFIGS, config_id
+
+
+def _same_game(a, b) -> bool:
+    """Every field equal but the bots' generator and scratch space (bots used them while playing; a replay asks no bot)."""
+    return all(np.array_equal(a[f], b[f]) for f in a.dtype.names if f != "bot_rng" and not f.startswith("_bot"))
+
+
+@pytest.mark.parametrize("cfg", CONFIGS, ids=[config_id(c) for c in CONFIGS])
+def test_every_game_and_variant_replays_exactly(cfg, tmp_path):
+    name, options = cfg
+    game = cardgym.get_game(name)
+    n = options.get("num_players", 2)
+    rules = {k: v for k, v in options.items() if k != "num_players"}
+    rec = play_recorded(game, ["random"] * (n - 1) + ["greedy"], seed=11, rules=rules)
+    path = rec.save(tmp_path / "g.jsonl")
+    env, states = replay_states(read_record(path))
+    assert len(states) == len(rec.actions) + 1
+    assert _same_game(env.record, rec.raw.record)  # the very same final state
+    assert env.result() == rec.raw.result()
+
+
+def test_python_recorder_on_a_wrapped_env_and_a_stacked_deck(tmp_path):
+    from cardgym import skyjo_v0
+
+    env = skyjo_v0.env()  # PettingZoo's wrapper stack
+    rec = GameRecorder(env, ["random", "greedy"])
+    deck = np.random.default_rng(3).permutation(cardgym.get_game("skyjo").deck)
+    rec.reset(deck=deck)
+    for _ in range(30):
+        rec.step(env.unwrapped.bot_action("random"))
+    with pytest.raises(ValueError, match="illegal action"):
+        rec.step(next(a for a in range(26) if a not in env.unwrapped.legal_actions()))
+    lines = [json.loads(x) for x in rec.save(tmp_path / "d.jsonl").read_text().splitlines()]
+    assert lines[0]["deck"] == [int(x) for x in deck] and lines[-1]["finished"] is False
+    env2, _ = replay_states(read_record(tmp_path / "d.jsonl"))
+    assert _same_game(env2.record, env.unwrapped.record)
+
+
+def test_header_names_the_players_and_the_model_files(tmp_path):
+    rec = play_recorded("skyjo", ["agent", "expert"], seed=2)
+    h = rec.lines()[0]
+    assert h["env"] == "skyjo_v0" and h["version"] == 1 and h["seed"] == 2 and h["rules"]["num_players"] == 2
+    agent, expert = h["players"]
+    ref = resources.files("cardgym.agents").joinpath("pretrained_models", "skyjo-2p.pt")
+    assert agent["kind"] == "agent" and agent["sha256"] == hashlib.sha256(ref.read_bytes()).hexdigest()
+    assert expert == {"kind": "bot", "name": "expert", "seat": 1}
+    assert rec.lines()[-1]["finished"] is True and rec.lines()[-1]["result"]["winners"]
+
+
+def _good(tmp_path):
+    path = play_recorded("skipbo_junior", ["random", "greedy"], seed=4).save(tmp_path / "good.jsonl")
+    return path.read_text().splitlines()
+
+
+def _refused(lines, match):
+    with pytest.raises(RecordError, match=match) as err:
+        rec = parse_record("\n".join(lines) + "\n", "r.jsonl")
+        replay_states(rec)
+    return err.value
+
+
+def test_damaged_records_are_refused_with_the_line(tmp_path):
+    lines = _good(tmp_path)
+    n = len(lines)
+    # a damaged line
+    bad = lines[:]
+    bad[2] = bad[2][:-3]
+    assert _refused(bad, "line 3: not JSON").line == 3
+    # a cut-off file
+    assert _refused(lines[:5], "line 5: the record stops without its end line").line == 5
+    # an unknown version
+    h = json.loads(lines[0])
+    h["version"] = 99
+    assert _refused([json.dumps(h)] + lines[1:], "line 1: unknown record version 99").line == 1
+    # not a record at all
+    _refused(['{"hello": 1}'], "line 1: not a cardgym game record")
+    # an action illegal at its step
+    a = json.loads(lines[3])
+    a["action"] = 16 if a["action"] != 16 else 0
+    legal_err = _refused(lines[:3] + [json.dumps(a)] + lines[4:], "line 4: step 2: action")
+    assert "not legal" in legal_err.reason or "over" in legal_err.reason
+    # the wrong seat
+    a = json.loads(lines[3])
+    a["seat"] = 1 - a["seat"]
+    _refused(lines[:3] + [json.dumps(a)] + lines[4:], "line 4: step 2: the record says seat")
+    # a result that differs
+    end = json.loads(lines[-1])
+    end["result"]["winners"] = [9]
+    _refused(lines[:-1] + [json.dumps(end)], f"line {n}: the replayed result")
+    # steps out of order, an unknown line type
+    _refused(lines[:2] + lines[3:], "line 3: action step 2 out of order")
+    _refused(lines[:2] + ['{"type": "chat"}'] + lines[2:], "line 3: unknown line type")
+
+
+def test_play_record_and_replay_commands(tmp_path, monkeypatch, capsys):
+    path = tmp_path / "p.jsonl"
+    monkeypatch.setattr("sys.stdin", io.StringIO("1\n" * 3000))
+    main(["play", "skipbo_junior", "--vs", "greedy", "--seed", "3", "--record", str(path)])
+    out = capsys.readouterr().out
+    assert "Game over." in out and f"record: {path}" in out
+    rec = read_record(path)
+    assert rec.end["finished"] and rec.header["players"][0]["kind"] == "person"
+    main(["replay", str(path)])
+    out = capsys.readouterr().out
+    assert f"{len(rec.actions)} moves" in out and f"result: {rec.end['result']}" in out
+    assert f"{len(rec.actions) - 1:>4} player_" in out
+    gif = tmp_path / "r.gif"
+    main(["replay", str(path), "--gif", str(gif), "--seat", "0"])
+    from PIL import Image
+
+    with Image.open(gif) as im:
+        assert im.n_frames == len(rec.actions) + 1
+    path.write_text(path.read_text().replace('"step":1,', '"step":7,', 1))
+    with pytest.raises(SystemExit, match=r"refused: .*line 3: action step 7 out of order"):
+        main(["replay", str(path)])
+    with pytest.raises(SystemExit, match="no such file"):
+        main(["replay", str(tmp_path / "nothing.jsonl")])
+
+
+def test_eval_record_writes_games_per_pairing(tmp_path, capsys):
+    out = tmp_path / "games"
+    main(["eval", "skipbo_junior", "--bots", "random,greedy,expert", "--games", "4", "--json",
+          "--record", str(out), "--record-games", "2"])
+    files = sorted(p.name for p in out.iterdir())
+    assert files == sorted(f"{a}-vs-{b}-{j}.jsonl" for a, b in
+                           [("random", "greedy"), ("random", "expert"), ("greedy", "expert")] for j in (0, 1))
+    for f in out.iterdir():
+        rec = read_record(f)
+        replay_states(rec)
+        assert rec.end["finished"]
+    seats = [p["name"] for p in read_record(out / "random-vs-greedy-1.jsonl").header["players"]]
+    assert seats == ["greedy", "random"]  # game 1 seats the first bot second
+    with pytest.raises(SystemExit, match="positive integer"):
+        main(["eval", "skipbo_junior", "--bots", "random,greedy", "--games", "2", "--json",
+              "--record", str(out), "--record-games", "0"])

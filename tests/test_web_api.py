@@ -1,0 +1,311 @@
+"""cardgym serve's API through Starlette's TestClient: games, moves, refusals, records, limits, no leaks."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+pytest.importorskip("starlette", reason="cardgym serve needs the web extra: pip install 'cardgym[web]'")
+pytest.importorskip("httpx", reason="Starlette's TestClient needs httpx (the dev extra)")
+
+import warnings  # noqa: E402
+
+warnings.filterwarnings("ignore", message=".*httpx.*starlette.testclient.*")
+
+from starlette.testclient import TestClient  # noqa: E402
+
+import cardgym  # noqa: E402
+from cardgym.game_records import parse_record, play_recorded, replay_states  # noqa: E402
+from cardgym.render.view import dumps, view  # noqa: E402
+from cardgym.web.app import create_app  # noqa: E402
+from cardgym.web.tables import Tables  # noqa: E402
+
+
+def client(**kw):
+    tables = Tables(**{"pace": 0, **kw})
+    return TestClient(create_app(tables)), tables
+
+
+def start(c, game="skyjo", seats=("person", "expert"), **extra):
+    r = c.post("/api/games", json={"game": game, "num_players": len(seats), "seats": list(seats), **extra})
+    assert r.status_code == 201, r.text
+    return r.json()
+
+
+def hdr(token):
+    return {"X-Seat-Token": token}
+
+
+def test_front_page_static_files_and_catalogue():
+    c, _ = client()
+    assert "<title>cardgym</title>" in c.get("/").text
+    assert "function clickCard" in c.get("/static/table.js").text
+    assert c.get("/static/table.css").status_code == 200
+    games = {g["name"]: g for g in c.get("/api/games").json()["games"]}
+    assert set(games) == set(cardgym.registry.names())
+    sk = games["skipbo"]
+    assert {"name": "stock_size", "flag": "--stock-size", "default": "none"}.items() <= sk["options"][0].items()
+    assert "expert" in sk["bots"] and 2 in sk["agents"]
+    assert sk["palette"]["bands"]["sb_wild"]["fill"] == "#f08214"
+
+
+def _same_view_after_redeal(t, seat, got):
+    """The response's view is exactly seat's view, and re-dealing every card hidden from the seat
+    changes no byte of it: nothing hidden reached the page."""
+    env = t.env
+    game, rules, rec = env.game, env.rules, env.record
+    assert dumps(got) == dumps(json.loads(json.dumps(view(game, rec, rules, seat))))
+    other = game.resample_hidden(rec, rules, seat if seat is not None else 0, np.random.default_rng(len(t.log)))
+    assert dumps(got) == dumps(view(game, other, rules, seat))
+
+
+def test_a_whole_skyjo_game_against_expert_leaks_nothing():
+    c, tables = client()
+    g = start(c, rules={"max_rounds": "1"}, seed=5)
+    gid, tok = g["id"], g["token"]
+    t = tables.live[gid]
+    st = c.get(f"/api/games/{gid}", headers=hdr(tok)).json()
+    moves = 0
+    while not st["over"]:
+        assert st["to_act"] == 0 and st["viewer"] == 0
+        _same_view_after_redeal(t, 0, st["view"])
+        a = st["view"]["legal"][-1]["action"]
+        st = c.post(f"/api/games/{gid}/move", json={"action": a, "step": st["step"]}, headers=hdr(tok)).json()
+        moves += 1
+    assert moves > 10 and st["view"]["result"]["winners"]
+    assert {e["seat"] for e in st["log"]} == {0, 1} and all("policy" not in e for e in st["log"])
+    watcher = c.get(f"/api/games/{gid}").json()  # a page without a token: the public table
+    assert watcher["viewer"] is None and watcher["view"]["legal"] == []
+    # the record, once over, replays to the same result
+    rec = c.get(f"/api/games/{gid}/record")
+    assert rec.status_code == 200 and "attachment" in rec.headers["content-disposition"]
+    env, _ = replay_states(parse_record(rec.text))
+    assert env.result() == t.env.result()
+
+
+def test_bad_requests_get_a_4xx_and_change_nothing():
+    c, tables = client()
+    g = start(c, "skipbo", ("person", "person"), seed=3)
+    gid, tok0 = g["id"], g["token"]
+    tok1 = c.post(f"/api/games/{gid}/claim", json={"seat": 1}).json()["token"]
+    t = tables.live[gid]
+    before = (t.env.record.tobytes(), len(t.log))
+    st = c.get(f"/api/games/{gid}", headers=hdr(tok0)).json()
+    legal = [a["action"] for a in st["view"]["legal"]]
+    illegal = next(a for a in range(145) if a not in legal)
+    cases = [
+        (c.post("/api/games/nope/move", json={"action": legal[0], "step": 0}, headers=hdr(tok0)), 404, "unknown game id"),
+        (c.post(f"/api/games/{gid}/move", json={"action": legal[0], "step": 0}), 403, "seat token"),
+        (c.post(f"/api/games/{gid}/move", json={"action": legal[0], "step": 0}, headers=hdr("forged")), 403, "does not belong"),
+        (c.post(f"/api/games/{gid}/move", json={"action": legal[0], "step": 0}, headers=hdr(tok1)), 409, "not your turn"),
+        (c.post(f"/api/games/{gid}/move", json={"action": illegal, "step": 0}, headers=hdr(tok0)), 422, "not legal"),
+        (c.post(f"/api/games/{gid}/move", json={"action": legal[0], "step": 4}, headers=hdr(tok0)), 409, "at move 4"),
+        (c.post(f"/api/games/{gid}/move", content=b"{not json", headers=hdr(tok0)), 400, "malformed JSON"),
+        (c.post(f"/api/games/{gid}/move", json=[1], headers=hdr(tok0)), 400, "JSON object"),
+        (c.post(f"/api/games/{gid}/move", json={"action": "1", "step": 0}, headers=hdr(tok0)), 400, "integer action"),
+        (c.post(f"/api/games/{gid}/move", json={"action": 1}, headers=hdr(tok0)), 400, "missing field"),
+        (c.post(f"/api/games/{gid}/move", json={"action": 1, "step": 0, "x": 1}, headers=hdr(tok0)), 400, "unknown field"),
+        (c.post(f"/api/games/{gid}/claim", json={"seat": 1}), 409, "already taken by another page"),
+        (c.post(f"/api/games/{gid}/claim", json={"seat": 5}), 400, "seat must be"),
+        (c.get(f"/api/games/{gid}?seat=1", headers=hdr(tok0)), 403, "needs that seat's token"),
+        (c.get(f"/api/games/{gid}?seat=x"), 400, "seat must be"),
+        (c.get(f"/api/games/{gid}/record"), 409, "once it is over"),
+    ]
+    for resp, status, words in cases:
+        assert resp.status_code == status, (resp.status_code, resp.text)
+        assert words in resp.json()["error"], resp.json()
+    assert (t.env.record.tobytes(), len(t.log)) == before
+    ok = c.post(f"/api/games/{gid}/move", json={"action": legal[0], "step": 0}, headers=hdr(tok0))
+    assert ok.status_code == 200 and ok.json()["step"] == 1
+
+
+@pytest.mark.parametrize("body,words", [
+    ({"game": "chess", "num_players": 2, "seats": ["person", "expert"]}, "unknown game"),
+    ({"game": "skyjo", "num_players": 9, "seats": ["person"] * 9}, "num_players must be"),
+    ({"game": "skyjo", "num_players": 2, "seats": ["person"]}, "seats must list 2"),
+    ({"game": "skyjo", "num_players": 2, "seats": ["person", "deep-blue"]}, "is not 'person', a bot"),
+    ({"game": "skyjo", "num_players": 2, "seats": ["person", "expert"], "rules": {"stock_size": "3"}}, "unknown rule option"),
+    ({"game": "skyjo", "num_players": 2, "seats": ["person", "expert"], "rules": {"end_score": "lots"}}, "rules not accepted"),
+    ({"game": "skyjo", "num_players": 2, "seats": ["person", "expert"], "seed": -1}, "seed must be"),
+    ({"game": "skyjo", "num_players": 2, "seats": ["person", "expert"], "pace": 99}, "pace must be"),
+    ({"game": "skyjo", "num_players": 3, "seats": ["person", "agent", "agent"]}, "no shipped 'agent'"),
+    ({"game": "skyjo", "num_players": 2, "seats": ["person", "expert"], "colour": "red"}, "unknown field"),
+])
+def test_refused_new_games(body, words):
+    c, tables = client()
+    r = c.post("/api/games", json=body)
+    assert r.status_code == 400 and words in r.json()["error"], r.text
+    assert not tables.live
+
+
+def test_rule_options_take_the_cli_names_and_values():
+    c, tables = client()
+    g = start(c, "skipbo", rules={"--stock-size": "7", "teams": "false"})
+    assert tables.live[g["id"]].env.rules.stock_size == 7
+
+
+def test_watching_an_agent_shows_its_probabilities_to_its_seat_only():
+    c, tables = client()
+    g = start(c, "skyjo", ("agent", "expert"), seed=1)
+    assert g["token"] is None
+    t = tables.live[g["id"]]
+    for _ in range(3):
+        c.get(f"/api/games/{g['id']}")  # with pace 0 one request plays the whole game
+    table = c.get(f"/api/games/{g['id']}").json()
+    assert table["over"] and all("policy" not in e for e in table["log"])
+    mine = c.get(f"/api/games/{g['id']}?seat=0").json()
+    pol = [e["policy"] for e in mine["log"] if e["seat"] == 0]
+    assert pol and len(pol) == sum(1 for e in t.log if e["seat"] == 0)
+    for p in pol:
+        assert 0 < sum(x["p"] for x in p["top"]) <= 1.0001 and isinstance(p["value"], float)
+        assert p["top"] == sorted(p["top"], key=lambda x: -x["p"])
+    assert all(m["action"] == p["top"][0]["action"] for m, p in zip([e for e in mine["log"] if e["seat"] == 0], pol))
+
+
+def test_bots_move_at_their_pace():
+    c, tables = client(pace=5.0)
+    g = start(c, "skipbo_junior", ("expert", "greedy"), pace=5.0)
+    t = tables.live[g["id"]]
+    assert c.get(f"/api/games/{g['id']}").json()["step"] == 0  # not yet: 5 s between bot moves
+    t.last_move -= 5.0
+    assert c.get(f"/api/games/{g['id']}").json()["step"] == 1  # one move per pace
+    assert c.get(f"/api/games/{g['id']}").json()["step"] == 1
+
+
+def test_live_games_are_bounded_and_abandoned_ones_expire():
+    now = [0.0]
+    c, tables = client(max_games=2, expire=60, clock=lambda: now[0])
+    a = start(c)
+    start(c)
+    r = c.post("/api/games", json={"game": "skyjo", "num_players": 2, "seats": ["person", "expert"]})
+    assert r.status_code == 429 and "limit of 2" in r.json()["error"]
+    now[0] = 30
+    assert c.get(f"/api/games/{a['id']}").status_code == 200  # touched at 30
+    now[0] = 70  # the other one, untouched since 0, expired
+    start(c)
+    now[0] = 200
+    r = c.get(f"/api/games/{a['id']}")
+    assert r.status_code == 404 and "may have expired" in r.json()["error"]
+
+
+def test_open_a_record_step_and_switch_views(tmp_path):
+    c, tables = client()
+    rec = play_recorded("skipbo", ["expert", "greedy"], seed=2, rules={"stock_size": 5})
+    r = c.post("/api/records?name=g.jsonl", content=rec.text().encode())
+    assert r.status_code == 201, r.text
+    rid, steps = r.json()["id"], r.json()["steps"]
+    assert steps == len(rec.actions)
+    _, states = replay_states(parse_record(rec.text()))
+    game = cardgym.get_game("skipbo")
+    for k in (0, steps // 2, steps):
+        for seat in (None, 0, 1):
+            q = f"?step={k}" + ("" if seat is None else f"&seat={seat}")
+            got = c.get(f"/api/records/{rid}{q}").json()
+            assert got["step"] == k and got["steps"] == steps
+            assert dumps(got["view"]) == dumps(json.loads(json.dumps(view(game, states[k], rec.raw.rules, seat))))
+    assert c.get(f"/api/records/{rid}?step={steps + 1}").status_code == 400
+    assert c.get(f"/api/records/{rid}?seat=7").status_code == 400
+    assert c.get("/api/records/nope").status_code == 404
+    assert [x["id"] for x in c.get("/api/games").json()["records"]] == [rid]
+    lines = rec.text().splitlines()
+    bad = c.post("/api/records", content=("\n".join(lines[:4] + ["{oops"] + lines[5:]) + "\n").encode())
+    assert bad.status_code == 400 and "line 5: not JSON" in bad.json()["error"]
+    assert c.post("/api/records", content=b"\xff\xfe").status_code == 400
+    assert len(tables.records) == 1
+
+
+def test_serve_command_checks_its_flags(tmp_path):
+    from cardgym.cli import build_parser
+    from cardgym.web import build_tables
+
+    args = build_parser(["serve"]).parse_args(["serve", "--port", "0"])
+    with pytest.raises(SystemExit, match="--port must be"):
+        args.func(args, [])
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"type": "header"}\n')
+    args = build_parser(["serve"]).parse_args(["serve", "--record", str(bad)])
+    with pytest.raises(SystemExit, match="line 1: not a cardgym game record"):
+        build_tables(args)
+    args = build_parser(["serve"]).parse_args(["serve", "--model", str(bad)])
+    with pytest.raises(SystemExit, match="not a cardgym model"):
+        build_tables(args)
+    good = play_recorded("skyjo", ["random", "greedy"], seed=1).save(tmp_path / "good.jsonl")
+    args = build_parser(["serve"]).parse_args(["serve", "--record", str(good), "--host", "127.0.0.1"])
+    tables = build_tables(args)
+    assert [r.record.where for r in tables.records.values()] == ["good.jsonl"]
+
+
+def test_a_second_tab_cannot_act_for_a_seat_another_tab_holds():
+    now = [0.0]
+    c, tables = client(clock=lambda: now[0])
+    g = start(c, "skyjo", ("person", "expert"))
+    gid, tok = g["id"], g["token"]
+    t = tables.live[gid]
+    first = {"X-Seat-Token": tok, "X-Page": "tab-1"}
+    second = {"X-Seat-Token": tok, "X-Page": "tab-2"}
+    assert c.get(f"/api/games/{gid}", headers=first).status_code == 200
+    r = c.get(f"/api/games/{gid}", headers=second)
+    assert r.status_code == 409 and "another tab" in r.json()["error"]
+    r = c.post(f"/api/games/{gid}/move", json={"action": 0, "step": 0}, headers=second)
+    assert r.status_code == 409 and len(t.log) == 0
+    now[0] = 5.0
+    assert c.post(f"/api/games/{gid}/move", json={"action": 0, "step": 0}, headers=first).status_code == 200
+    now[0] = 20.0  # the first tab closed long ago: the seat is free for the other one
+    assert c.get(f"/api/games/{gid}", headers=second).status_code == 200
+    assert c.get(f"/api/games/{gid}", headers=first).status_code == 409
+
+
+def test_a_model_given_on_the_command_line_plays_a_seat(tmp_path):
+    import hashlib
+    import shutil
+    from importlib import resources
+
+    from cardgym.web import parse_models
+
+    path = tmp_path / "mine.pt"
+    with resources.as_file(resources.files("cardgym.agents").joinpath("pretrained_models", "skyjo-2p.pt")) as src:
+        shutil.copy(src, path)
+    models = parse_models([f"mine={path}"])
+    assert models == {"mine": ("skyjo", str(path))}
+    c, tables = client(models=models)
+    assert c.get("/api/games").json()["games"][2]["models"] == ["mine"]
+    g = start(c, "skyjo", ("mine", "expert"), seed=3)
+    c.get(f"/api/games/{g['id']}")
+    t = tables.live[g["id"]]
+    assert t.over and any("policy" in e for e in t.log if e["seat"] == 0)
+    header = parse_record(c.get(f"/api/games/{g['id']}/record").text).header
+    assert header["players"][0]["kind"] == "model"
+    assert header["players"][0]["sha256"] == hashlib.sha256(path.read_bytes()).hexdigest()
+    r = c.post("/api/games", json={"game": "skipbo", "num_players": 2, "seats": ["person", "mine"]})
+    assert r.status_code == 400 and "'mine'" in r.json()["error"]  # a Skyjo model plays no Skip-Bo seat
+
+
+def test_cardgym_serve_listens_on_localhost(tmp_path):
+    import socket
+    import subprocess
+    import sys
+    import time
+
+    import httpx
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    proc = subprocess.Popen([sys.executable, "-m", "cardgym.cli", "serve", "--port", str(port)],
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        deadline = time.time() + 60
+        while True:
+            try:
+                r = httpx.get(f"http://127.0.0.1:{port}/api/games", timeout=2)
+                break
+            except httpx.TransportError:
+                assert proc.poll() is None and time.time() < deadline, proc.stdout.read() if proc.poll() else "timeout"
+                time.sleep(0.2)
+        assert r.status_code == 200 and r.json()["games"]
+        assert "<title>cardgym</title>" in httpx.get(f"http://127.0.0.1:{port}/").text
+    finally:
+        proc.terminate()
+        proc.wait(10)
