@@ -30,10 +30,16 @@ HOSTILE = ["", " ", "0", "-1", "7", "9", "1.5", "nan", "inf", "-inf", "1e400", "
 
 #: values each command's flags must refuse (rule options: `RULE_BAD`)
 REFUSE = {
-    "play": {"--vs": ["", "nobody"], "--seat": ["-1", "7", "x"], "--seed": ["-1", "99999999999999999999999", "x"]},
+    "play": {"--vs": ["", "nobody"], "--seat": ["-1", "7", "x"], "--seed": ["-1", "99999999999999999999999", "x"],
+             "--record": ["", " "]},
     "eval": {"--bots": ["", "random", "random,", "random,nobody"], "--games": ["0", "-1", "10000001", "x"],
-             "--seed": ["-1", "99999999999999999999999", "1.5"]},
+             "--seed": ["-1", "99999999999999999999999", "1.5"],
+             "--record": ["", " "], "--record-games": ["0", "-1", "x"]},
     "rules": {"--width": ["0", "-1", "x", "100000"]},
+    "replay": {"--seat": ["-1", "x"], "--gif": ["", " "], "--fps": ["0", "-1", "nan", "inf", "61"]},
+    "serve": {"--port": ["0", "-1", "65536", "x"], "--host": ["", " "], "--model": ["", " "],
+              "--record": ["", "no/such/record.jsonl"], "--max-games": ["0", "-1", "100000"],
+              "--expire": ["0", "-1", "nan", "inf"], "--pace": ["-1", "nan", "inf", "61"]},
     "bench": {"--seconds": ["0", "-1", "nan", "inf"], "--rounds": ["0", "-1", "x"], "--num-envs": ["0", "-1", "9999999"],
               "--games": ["", "nogame", "skyjo,"], "--json": [""]},
     "train": {
@@ -89,6 +95,9 @@ def _commands():
                         rules if cmd != "rules" else set()))
         out.append(("train", game, lambda extra, game=game: config_from_args([game, *extra]),
                     _flags(train_parser()), rule_flags(cardgym.GAMES) - {"--num-players", "--reward"}))
+    for cmd, argv0 in (("replay", ["replay", str(ROOT / "README.md")]), ("serve", ["serve"])):
+        sub = cli.build_parser([cmd])._subparsers._group_actions[0].choices[cmd]
+        out.append((cmd, None, lambda extra, argv0=argv0: cli.parse(argv0 + extra), _flags(sub), set()))
     out.append(("bench", None, lambda extra: BENCH.parse(extra), _flags(BENCH.build_parser()), set()))
     return out
 

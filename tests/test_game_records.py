@@ -119,7 +119,9 @@ def test_damaged_records_are_refused_with_the_line(tmp_path):
 
 def test_play_record_and_replay_commands(tmp_path, monkeypatch, capsys):
     path = tmp_path / "p.jsonl"
-    monkeypatch.setattr("sys.stdin", io.StringIO("1\n" * 3000))
+    # move numbers are action ids: cycle through all of them, each decision takes the first legal one
+    n = cardgym.get_game("skipbo_junior").num_actions
+    monkeypatch.setattr("sys.stdin", io.StringIO("".join(f"{a}\n" for a in range(n)) * 3000))
     main(["play", "skipbo_junior", "--vs", "greedy", "--seed", "3", "--record", str(path)])
     out = capsys.readouterr().out
     assert "Game over." in out and f"record: {path}" in out
@@ -138,8 +140,10 @@ def test_play_record_and_replay_commands(tmp_path, monkeypatch, capsys):
     path.write_text(path.read_text().replace('"step":1,', '"step":7,', 1))
     with pytest.raises(SystemExit, match=r"refused: .*line 3: action step 7 out of order"):
         main(["replay", str(path)])
-    with pytest.raises(SystemExit, match="no such file"):
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as exc:
         main(["replay", str(tmp_path / "nothing.jsonl")])
+    assert exc.value.code == 2 and "no such file" in capsys.readouterr().err
 
 
 def test_eval_record_writes_games_per_pairing(tmp_path, capsys):
@@ -155,6 +159,8 @@ def test_eval_record_writes_games_per_pairing(tmp_path, capsys):
         assert rec.end["finished"]
     seats = [p["name"] for p in read_record(out / "random-vs-greedy-1.jsonl").header["players"]]
     assert seats == ["greedy", "random"]  # game 1 seats the first bot second
-    with pytest.raises(SystemExit, match="positive integer"):
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as exc:
         main(["eval", "skipbo_junior", "--bots", "random,greedy", "--games", "2", "--json",
               "--record", str(out), "--record-games", "0"])
+    assert exc.value.code == 2 and "--record-games" in capsys.readouterr().err

@@ -12,7 +12,7 @@ import sys
 import cardgym
 
 from .cli_options import (HelpFormatter, Parser, add_rule_options, check_players, check_rules, check_seat, flag,
-                          games_epilog, integer, rule_defaults, seed, text)
+                          existing_path, games_epilog, integer, real, rule_defaults, seed, text)
 from .docs_pages import clean_markdown, render_markdown, rules_markdown
 
 USAGE = """commands:
@@ -251,11 +251,45 @@ def build_parser(argv=()) -> argparse.ArgumentParser:
     b.set_defaults(func=cmd_bench)
 
     sub.add_parser("train", help="train an agent (cardgym train --help)", add_help=False)
-    from . import game_records, web
+    y = command("replay", help="re-play a game record (text or a GIF)", description=(
+        "Re-play a game record exactly (JSON lines written by play --record, eval --record or\n"
+        "cardgym.game_records.GameRecorder); refuse one that does not replay, naming its line."))
+    y.add_argument("file", type=existing_path, help="the record file (.jsonl)")
+    y.add_argument("--seat", type=integer(0), default=None, help="show the table as this seat sees it (default: public)")
+    y.add_argument("--tables", action="store_true", help="print the table after every move (default: at the end)")
+    y.add_argument("--gif", type=text("a file name"), default=None, metavar="OUT",
+                   help="write the replay as a GIF picture (needs Pillow)")
+    y.add_argument("--fps", type=real(0, 60, lo_open=True), default=2.0, help="frames per second of the GIF")
+    y.set_defaults(func=cmd_replay)
 
-    game_records.add_commands(sub, HelpFormatter)
-    web.add_commands(sub, HelpFormatter)
+    w = command("serve", help="play, watch and replay games in the browser", description=(
+        "A web table: play any game against bots or the shipped agent by clicking, watch bots and agents,\n"
+        "open game records. Needs pip install 'cardgym[web]'."))
+    w.add_argument("--port", type=integer(1, 65535), default=8000, help="the port to listen on")
+    w.add_argument("--host", type=text("an address"), default="127.0.0.1",
+                   help="the address to bind (0.0.0.0: every interface)")
+    w.add_argument("--model", type=text("[NAME=]PATH"), action="append", metavar="[NAME=]PATH",
+                   help="a model file seats can be given to (repeatable; its game is read from the file)")
+    w.add_argument("--record", type=existing_path, action="append", metavar="FILE",
+                   help="a game record to open (repeatable)")
+    w.add_argument("--max-games", type=integer(1, 10_000), default=32, help="live games and opened records held at once")
+    w.add_argument("--expire", type=real(0, 7 * 86400, lo_open=True), default=1800.0,
+                   help="seconds after which an untouched game is dropped")
+    w.add_argument("--pace", type=real(0, 60), default=0.7, help="seconds between two bot moves")
+    w.set_defaults(func=cmd_serve)
     return ap
+
+
+def cmd_replay(args, extra):
+    from .game_records import cmd_replay as run
+
+    return run(args, extra)
+
+
+def cmd_serve(args, extra):
+    from .web import cmd_serve as run
+
+    return run(args, extra)
 
 
 def main(argv=None):

@@ -408,19 +408,6 @@ def replay_states(rec: GameRecord) -> list:
 
 
 # ------------------------------------------------------------------------------------------ the command
-def add_commands(sub, formatter) -> None:
-    """Add ``cardgym replay`` to the ``cardgym`` parser's subcommands."""
-    p = sub.add_parser("replay", formatter_class=formatter, help="re-play a game record (text or a GIF)",
-                       description="Re-play a game record exactly (JSON lines written by play --record, "
-                       "eval --record or cardgym.game_records.GameRecorder); refuse one that does not replay.")
-    p.add_argument("file", help="the record file (.jsonl)")
-    p.add_argument("--seat", type=int, default=None, help="show the table as this seat sees it (default: public)")
-    p.add_argument("--tables", action="store_true", help="print the table after every move (default: at the end)")
-    p.add_argument("--gif", default=None, metavar="OUT", help="write the replay as a GIF picture (needs Pillow)")
-    p.add_argument("--fps", type=float, default=2.0, help="frames per second of the GIF")
-    p.set_defaults(func=cmd_replay)
-
-
 def cmd_replay(args, extra):
     import sys
 

@@ -81,20 +81,4 @@ def cmd_serve(args, extra):
     uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
 
 
-def add_commands(sub, formatter) -> None:
-    """Add ``cardgym serve`` to the ``cardgym`` parser's subcommands."""
-    p = sub.add_parser("serve", formatter_class=formatter, help="play, watch and replay games in the browser",
-                       description="A web table: play any game against bots or the shipped agent by clicking, "
-                       "watch bots and agents, open game records. Needs pip install 'cardgym[web]'.")
-    p.add_argument("--port", type=int, default=8000, help="the port to listen on")
-    p.add_argument("--host", default="127.0.0.1", help="the address to bind (0.0.0.0: every interface)")
-    p.add_argument("--model", action="append", metavar="[NAME=]PATH",
-                   help="a model file seats can be given to (repeatable; its game is read from the file)")
-    p.add_argument("--record", action="append", metavar="FILE", help="a game record to open (repeatable)")
-    p.add_argument("--max-games", type=int, default=32, help="live games and opened records held at once")
-    p.add_argument("--expire", type=float, default=1800.0, help="seconds after which an untouched game is dropped")
-    p.add_argument("--pace", type=float, default=0.7, help="seconds between two bot moves")
-    p.set_defaults(func=cmd_serve)
-
-
-__all__ = ["add_commands", "build_tables", "cmd_serve", "parse_models"]
+__all__ = ["build_tables", "cmd_serve", "parse_models"]
