@@ -1,7 +1,7 @@
 """The game-independent compiled loops, and every entry point the Python layers call.
 
 This file is written once for all games and is a template: `cardgym.core.game.GameSpec.compiled`
-loads it once per game as its own module (``cardgym.games.<game>._bound``) and sets the game's kernels
+(the binder, `cardgym.core.binder`) loads it once per game as its own module (``cardgym.games.<game>._bound``) and sets the game's kernels
 as the module globals below before anything compiles. numba binds globals at compile time, so the
 loops call the game's kernels directly, calls from Python pass only arrays and numbers (cheap to
 type), and every function caches on disk (each game's record dtype gives it its own cache entries).
