@@ -8,13 +8,13 @@ import warnings
 
 import numpy as np
 from gymnasium import spaces
-from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 from pettingzoo.utils.env_logger import EnvLogger
 
 from . import plugins
 from .actions import check_action
+from .copies import CopiesThroughState
 from .fastcall import entry
 from .game import RUNNING, TRUNCATED, DictEncoder, GameSpec
 from .records import check_state_header, load_record, record_to_dict, state_header
@@ -67,12 +67,15 @@ def _finite(v) -> bool:
         return False
 
 
-class CardGameAEC(AECEnv, EzPickle):
+class CardGameAEC(CopiesThroughState, AECEnv):
     """PettingZoo AEC environment for one cardgym game (set by the subclass's ``game``).
 
     Observations are ``{"observation": <encoder output>, "action_mask": int8[num_actions]}``; the mask
     is all zeros for every agent but the one to act. ``step`` raises ``ValueError`` on an illegal
     action (``env()`` wraps this class in PettingZoo's TerminateIllegalWrapper instead).
+
+    ``copy.deepcopy``, ``pickle`` and cloudpickle copy the game in progress (`cardgym.core.copies`:
+    the copy is built from the same arguments and loads this env's `state_dict`).
     """
 
     game: GameSpec = None  # type: ignore[assignment]
@@ -80,7 +83,6 @@ class CardGameAEC(AECEnv, EzPickle):
                 "render_fps": 1}
 
     def __init__(self, render_mode: str | None = None, observation: str = "vector", **options):
-        EzPickle.__init__(self, render_mode=render_mode, observation=observation, **options)
         super().__init__()
         game = self.game
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
@@ -401,8 +403,20 @@ class CardGameAEC(AECEnv, EzPickle):
                 )
         return arr, book
 
+    # ------------------------------------------------------------------ copies (core/copies.py)
+    def _init_kwargs(self) -> dict:
+        return {"render_mode": self.render_mode, "observation": self._observation, **self._options}
+
+    def _snapshot(self):
+        return self.state_dict() if self._started else None
+
+    def _restore(self, snapshot) -> None:
+        if snapshot is not None:
+            self.load_state_dict(snapshot)
+
     def clone(self):
-        """An independent copy that continues exactly like this environment."""
+        """An independent copy that continues exactly like this environment (what ``copy.deepcopy``
+        gives, without the state's checks: the record is copied as it is)."""
         other = self.__class__(render_mode=self.render_mode, observation=self._observation, **self._options)
         if self._started:
             other._states[:] = self._states

@@ -14,13 +14,14 @@ from gymnasium import spaces
 from .actions import check_action
 from .aec import parse_reset_options, render_frame, reset_seed
 from .batch import check_penalty, illegal_penalty, new_batch, setup
+from .copies import CopiesThroughState
 from .episodes import EXTERNAL, EpisodeDriver
 from .fastcall import entry
 from .game import RUNNING, DictEncoder, GameSpec
 from .opponents import check_learner_can_act, resolve_opponent, resolve_seat
 
 
-class CardGameEnv(gym.Env):
+class CardGameEnv(CopiesThroughState, gym.Env):
     """Gymnasium env for one cardgym game (set by the subclass's ``game``).
 
     Args:
@@ -30,6 +31,9 @@ class CardGameEnv(gym.Env):
         observation: encoder name (``"vector"`` default, ``"dict"``).
         illegal_penalty: reward of an illegal action, which also terminates the episode.
         **options: the game's rule options.
+
+    ``copy.deepcopy``, ``pickle`` and cloudpickle copy the episode in progress (`cardgym.core.copies`);
+    ``clone()`` is ``copy.deepcopy``.
     """
 
     game: GameSpec = None  # type: ignore[assignment]
@@ -54,6 +58,7 @@ class CardGameEnv(gym.Env):
         self.render_mode = render_mode
         self.rules = game.make_rules(**options)
         self._params = self.rules.params()
+        self._options, self._observation_name = dict(options), observation
         n = self.rules.num_players
         self._seat_choice = resolve_seat(seat, n)
         check_learner_can_act(self.rules, self._seat_choice)
@@ -275,6 +280,26 @@ class CardGameEnv(gym.Env):
         if self._flat:
             self._c.observe_one(self._states, 0, self._params, seat, self._obs[0], self._which_obs)
         self._started = True
+
+    # ------------------------------------------------------------------ copies (core/copies.py)
+    def _init_kwargs(self) -> dict:
+        opponent = list(self.game.bots)[self._which_bot] if self._policy is None else self._policy
+        seat = "random" if self._seat_choice < 0 else self._seat_choice
+        return {"opponent": opponent, "seat": seat, "observation": self._observation_name,
+                "render_mode": self.render_mode, "illegal_penalty": self.illegal_penalty, **self._options}
+
+    def _python_parts(self):
+        return () if self._policy is None else (("opponent", self._policy),)
+
+    def _snapshot(self):
+        return {"state": self.state_dict() if self._started else None, "decisions": self.decisions,
+                "np_random": (self._np_random, self._np_random_seed)}
+
+    def _restore(self, snapshot) -> None:
+        if snapshot["state"] is not None:
+            self.load_state_dict(snapshot["state"])
+        self.decisions = snapshot["decisions"]
+        self._np_random, self._np_random_seed = snapshot["np_random"]
 
     def render(self):
         if self.render_mode is None:

@@ -12,6 +12,7 @@ from gymnasium.vector.utils import batch_space
 from .actions import check_actions
 from .aec import check_seed, entropy_seed
 from .batch import check_penalty, illegal_penalty, new_batch, setup
+from .copies import CopiesThroughState
 from .episodes import EXTERNAL, EpisodeDriver
 from .fastcall import entry
 from .game import DictEncoder, GameSpec
@@ -25,7 +26,7 @@ _MODES = {"next_step": AutoresetMode.NEXT_STEP, "same_step": AutoresetMode.SAME_
 PARALLEL_MIN_ENVS = 256
 
 
-class CardGameVectorEnv(VectorEnv):
+class CardGameVectorEnv(CopiesThroughState, VectorEnv):
     """``num_envs`` single-agent games of one cardgym game, stepped together.
 
     Each ``step(actions)`` applies every learner action, lets the compiled bots play every other
@@ -61,6 +62,9 @@ class CardGameVectorEnv(VectorEnv):
 
     With opponents driven from Python, ``seat_rewards`` (float32 ``(num_envs, max_players)``) holds
     every seat's reward of the last ``step()`` (before an autoreset of ``"same_step"``).
+
+    ``copy.deepcopy``, ``pickle`` and cloudpickle copy the batch in progress (`cardgym.core.copies`);
+    ``clone()`` is ``copy.deepcopy``.
     """
 
     illegal_penalty = illegal_penalty  # held in the compiled step's Setup (core/batch.py)
@@ -92,6 +96,7 @@ class CardGameVectorEnv(VectorEnv):
         self._opponents = [self._resolve(game, o, options, observation)
                            for o in (opponent if several else [opponent])] if self._python else []
         self._new_episode = new_episode
+        self._options, self._autoreset_mode = dict(options), autoreset_mode
         if autoreset_mode not in _MODES:
             raise ValueError(f"autoreset_mode must be one of {sorted(_MODES)}, got {autoreset_mode!r}")
         self.game = game
@@ -468,6 +473,67 @@ class CardGameVectorEnv(VectorEnv):
         self._needs_reset[:] = False
         self._started = True
         return self._out(self._obs)
+
+    # ------------------------------------------------------------------ copies (core/copies.py)
+    def _init_kwargs(self) -> dict:
+        opponent = list(self._opponents) if self._python else list(self.game.bots)[self._which_bot]
+        seat = "random" if self._seat_choice < 0 else self._seat_choice
+        return {"game": self.game, "num_envs": self.num_envs, "opponent": opponent, "seat": seat,
+                "observation": self.encoder_name, "autoreset_mode": self._autoreset_mode,
+                "illegal_penalty": self.illegal_penalty, "copy": self.copy, "new_episode": self._new_episode,
+                **self._options}
+
+    def _python_parts(self):
+        parts = [("opponent", o) for o in self._opponents if not isinstance(o, str)]
+        return parts + ([("new_episode", self._new_episode)] if self._new_episode is not None else [])
+
+    def _arrays(self) -> dict:
+        """Every array that carries the batch from one step to the next (the learner's records, seats,
+        masks, observations, last results and, when opponents are driven from Python, who plays which
+        seat): what a copy takes over."""
+        b = self._batch
+        out = {"states": self._states, "seats": self._seats, "masks": self._masks, "obs": self._obs,
+               "final_obs": self._final, "rewards": self._rew, "terminated": self._term,
+               "truncated": self._trunc, "illegal": self._illegal, "needs_reset": self._needs_reset,
+               "actions": b.actions}
+        if self._python:
+            out.update(seat_player=self._driver.seat_player, seat_rewards=self.seat_rewards,
+                       driver_rewards=self._driver.rewards)
+        return out
+
+    def _snapshot(self):
+        if not self._started:
+            return None
+        drv = self._driver.decisions if self._python else 0
+        return {"arrays": {k: v.copy() for k, v in self._arrays().items()}, "decisions": (self.decisions, drv)}
+
+    def _restore(self, snapshot) -> None:
+        if snapshot is None:
+            return
+        mine, theirs = self._arrays(), snapshot["arrays"]
+        if set(theirs) != set(mine):
+            raise ValueError(f"a copy of a vector env holds arrays {sorted(theirs)}, this one needs {sorted(mine)}")
+        for k, a in theirs.items():
+            if not isinstance(a, np.ndarray) or a.shape != mine[k].shape or a.dtype != mine[k].dtype:
+                raise ValueError(f"a copy of a vector env: array {k!r} does not fit this env "
+                                 f"({getattr(a, 'dtype', type(a))} {getattr(a, 'shape', '')})")
+        self.game.validate_records(np.asarray(theirs["states"]).view(np.ndarray), self.rules)
+        n = self.rules.num_players
+        seats = theirs["seats"]
+        if seats.size and (seats.min() < 0 or seats.max() >= n):
+            raise ValueError(f"a copy of a vector env: learner seats {seats.tolist()} outside 0..{n - 1}")
+        if "seat_player" in theirs:
+            sp = theirs["seat_player"]
+            if sp.min() < EXTERNAL or sp.max() >= len(self._opponents):
+                raise ValueError(f"a copy of a vector env: seat_player outside {EXTERNAL}..{len(self._opponents) - 1}")
+        if ((theirs["masks"] != 0) & (theirs["masks"] != 1)).any():
+            raise ValueError("a copy of a vector env: masks must be 0 or 1")
+        for k, a in theirs.items():
+            mine[k][...] = a
+        self.decisions, drv = snapshot["decisions"]
+        if self._python:
+            self._driver.decisions = drv
+        self._started = True
 
     def close_extras(self, **kwargs):
         pass
