@@ -14,10 +14,10 @@ masked softmax) on each EnvRunner, refreshed from the weights RLlib pushes to th
 Install Ray in a virtual environment of its own (ray[rllib] 2.60 pins gymnasium 1.2.2), torch first so
 that pip takes the CPU wheel:
 
-    python3 -m venv /work/venvs/ray
-    /work/venvs/ray/bin/pip install torch==2.13.0
-    /work/venvs/ray/bin/pip install -e '.[train,dev]' 'ray[rllib]==2.60.0'
-    /work/venvs/ray/bin/python examples/rllib_batched.py --game skyjo --iterations 10
+    python3 -m venv .venv-ray
+    .venv-ray/bin/pip install torch==2.13.0
+    .venv-ray/bin/pip install -e '.[train,dev]' 'ray[rllib]==2.60.0'
+    .venv-ray/bin/python examples/rllib_batched.py --game skyjo --iterations 10
 
 ``--init MODEL`` warm-starts the policy from a model file of cardgym's trainer (``cardgym train``'s
 ``model.pt``, or ``agent``: the agent shipped for the game): ``MaskedMLPModule`` takes that network's shape
@@ -44,7 +44,7 @@ import argparse
 import os
 
 from cardgym import GAMES
-from cardgym.wrappers.rllib_tools import ppo_config, start_ppo, add_ppo_arguments, finish_run, ModulePolicy, evaluate_vs_bots, train_loop
+from cardgym.wrappers.rllib_tools import require_rllib, ppo_config, start_ppo, add_ppo_arguments, finish_run, ModulePolicy, evaluate_vs_bots, train_loop
 
 
 def snapshot_callback(every: int):
@@ -103,6 +103,7 @@ def main(argv=None):
     p.add_argument("--seat", default="random", help="the learner's seat, or 'random'")
     add_ppo_arguments(p, envs_per_runner=1024)
     a = p.parse_args(argv)
+    require_rllib()  # a clear "install cardgym[rllib]" instead of a bare ModuleNotFoundError
     if a.seat != "random":
         a.seat = int(a.seat)
     os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")  # spinning OpenMP threads slow a busy machine

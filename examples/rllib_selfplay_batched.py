@@ -14,10 +14,10 @@ on, as with RLlib's multi-agent API and a policy mapped to all agents. The polic
 Install Ray in its own virtual environment (ray[rllib] 2.60 pins gymnasium 1.2.2), torch first so that pip
 takes the CPU wheel (or ``pip install -e '.[rllib]'``, see docs/training.md):
 
-    python3 -m venv /work/venvs/ray
-    /work/venvs/ray/bin/pip install torch==2.13.0
-    /work/venvs/ray/bin/pip install -e '.[train,dev,rllib]'
-    /work/venvs/ray/bin/python examples/rllib_selfplay_batched.py --game skyjo --iterations 10
+    python3 -m venv .venv-ray
+    .venv-ray/bin/pip install torch==2.13.0
+    .venv-ray/bin/pip install -e '.[train,dev,rllib]'
+    .venv-ray/bin/python examples/rllib_selfplay_batched.py --game skyjo --iterations 10
 
 ``--num-env-runners 0`` samples in the driver process; ``N > 0`` starts N EnvRunner actors. Ray starts
 locally by default; ``--address`` (or ``RAY_ADDRESS``) joins a running cluster (docs/training.md).
@@ -30,7 +30,7 @@ from __future__ import annotations
 import argparse
 import os
 
-from cardgym.wrappers.rllib_tools import ppo_config, start_ppo, add_ppo_arguments, finish_run, SELFPLAY_ROW, ModulePolicy, evaluate_vs_bots, train_loop
+from cardgym.wrappers.rllib_tools import require_rllib, ppo_config, start_ppo, add_ppo_arguments, finish_run, SELFPLAY_ROW, ModulePolicy, evaluate_vs_bots, train_loop
 
 
 def rule_options(a) -> dict:
@@ -58,6 +58,7 @@ def main(argv=None):
     p.add_argument("--players", type=int, default=2)
     add_ppo_arguments(p, envs_per_runner=512, train_batch_help="env steps (decisions of all seats) per iteration")
     a = p.parse_args(argv)
+    require_rllib()  # a clear "install cardgym[rllib]" instead of a bare ModuleNotFoundError
     os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")  # spinning OpenMP threads slow a busy machine
 
     import ray

@@ -169,9 +169,29 @@ def _is_int(x) -> bool:
     return isinstance(x, int) and not isinstance(x, bool)
 
 
+def archive_damage(path) -> str | None:
+    """What is wrong with the zip archive at ``path`` (``torch.save``'s format) as a short reason, or
+    ``None`` when every member reads back with the CRC-32 the archive recorded for it. ``torch.load``
+    never checks those CRCs, so a flipped bit in the weights would otherwise load as another network."""
+    import zipfile
+
+    try:
+        with zipfile.ZipFile(path) as z:
+            for info in z.infolist():
+                if info.compress_type != zipfile.ZIP_STORED:
+                    return f"archive member {info.filename!r} is compressed (torch.save never compresses)"
+            bad = z.testzip()  # reads every member and compares its CRC-32
+    except (zipfile.BadZipFile, OSError, ValueError, EOFError, NotImplementedError) as exc:
+        return f"not a readable torch.save archive ({type(exc).__name__}: {exc})"
+    if bad is not None:
+        return f"archive member {bad!r} fails its CRC-32 check (the file is damaged)"
+    return None
+
+
 def _check_zip(path: Path, size: int):
-    """torch.save writes an uncompressed zip archive: refuse anything else, and any archive whose
-    members claim more bytes than the file holds, before torch reads a byte of it."""
+    """torch.save writes an uncompressed zip archive: refuse anything else, any archive whose members
+    claim more bytes than the file holds, and any member whose bytes fail their CRC-32, before torch
+    reads a byte of it."""
     import zipfile
 
     try:
@@ -181,13 +201,12 @@ def _check_zip(path: Path, size: int):
         raise _bad(path, f"not a torch.save archive ({type(exc).__name__}: {exc})") from None
     if not infos:
         raise _bad(path, "an empty zip archive")
-    claimed = 0
-    for info in infos:
-        if info.compress_type != zipfile.ZIP_STORED:
-            raise _bad(path, f"archive member {info.filename!r} is compressed (torch.save never compresses)")
-        claimed += info.file_size
+    claimed = sum(info.file_size for info in infos)
     if claimed > size:
         raise _bad(path, f"its archive members claim {claimed} bytes but the file holds {size}")
+    damage = archive_damage(path)
+    if damage is not None:
+        raise _bad(path, damage)
 
 
 def _expected_shapes(obs_size: int, num_actions: int, hidden) -> dict:
@@ -246,6 +265,8 @@ def read_model_file(path) -> tuple:
         meta = json.loads(data["meta_json"])
     except ValueError as exc:
         raise _bad(path, f"meta_json is not JSON ({exc})") from None
+    except RecursionError:
+        raise _bad(path, "meta_json is nested too deeply to be a model's metadata") from None
     if not isinstance(meta, dict):
         raise _bad(path, "the metadata is not a JSON object")
     for key in ("obs_size", "num_actions"):

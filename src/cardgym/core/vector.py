@@ -25,6 +25,12 @@ _MODES = {"next_step": AutoresetMode.NEXT_STEP, "same_step": AutoresetMode.SAME_
 #: them); smaller ones in one thread, where starting the threads would cost more than it saves
 PARALLEL_MIN_ENVS = 256
 
+#: the largest batch: 2**18 = 262,144 games. Throughput stops growing near 4096 envs (docs/benchmarks.md),
+#: and a batch costs 2.7-8.4 kB per env (records, observations, masks: Skyjo 808-byte records and 470
+#: floats of observation, Skip-Bo 5.7 kB records), so 2**18 Skip-Bo envs already take 2.2 GB; beyond it a
+#: typo (``10**9``) would try to allocate terabytes (or overflow) instead of failing at once
+MAX_NUM_ENVS = 2**18
+
 
 class CardGameVectorEnv(CopiesThroughState, VectorEnv):
     """``num_envs`` single-agent games of one cardgym game, stepped together.
@@ -82,8 +88,9 @@ class CardGameVectorEnv(CopiesThroughState, VectorEnv):
         new_episode=None,
         **options,
     ):
-        if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
-            raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
+        if (isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer))
+                or not 1 <= num_envs <= MAX_NUM_ENVS):
+            raise ValueError(f"num_envs must be an integer in 1..{MAX_NUM_ENVS:,} (MAX_NUM_ENVS), got {num_envs!r}")
         if new_episode is not None and not callable(new_episode):
             raise ValueError(f"new_episode must be None or a callable (env_indices) -> (seeds, seats, opponents), "
                              f"got {new_episode!r}")
