@@ -15,6 +15,22 @@ from __future__ import annotations
 import numpy as np
 
 
+#: the one action marked legal in the mask a finished episode returns from the Gymnasium and vector envs
+#: (their terminal-step ``info["action_mask"]`` / ``action_masks()``): Gymnasium's next-step autoreset
+#: asks for one more action before it resets, and common sampling code (``rng.choice(np.flatnonzero(mask))``,
+#: ``action_space.sample(mask=...)``, masked softmax) needs a non-empty mask to give one. The step that
+#: resets ignores it (docs/api.md, "Masks at the end of an episode"). The AEC env keeps PettingZoo's
+#: convention (all zeros; a finished agent steps ``None``).
+TERMINAL_ACTION = 0
+
+
+def terminal_mask(mask) -> None:
+    """Write the mask of a finished episode into ``mask`` (a row, or rows ``(k, num_actions)``):
+    `TERMINAL_ACTION` alone."""
+    mask[..., :] = 0
+    mask[..., TERMINAL_ACTION] = 1
+
+
 class ActionTypeError(TypeError, ValueError):
     """An action of the wrong type (a ``TypeError``; also a ``ValueError`` for callers that caught the
     ``ValueError`` these layers raised before)."""

@@ -28,6 +28,7 @@ from __future__ import annotations
 import numpy as np
 from numba import prange
 
+from cardgym.core.actions import TERMINAL_ACTION
 from cardgym.core.fastcall import tagged_jit
 from cardgym.core.rng import bot_below, next_seed
 from cardgym.core.status import RUNNING
@@ -276,6 +277,7 @@ def step_env(b, i, params, setup):
         else:
             b.needs_reset[i] = True
             mask[:] = 0
+            mask[TERMINAL_ACTION] = 1  # the terminal mask (core/actions.py): the reset step ignores it
     return total
 
 

@@ -11,7 +11,7 @@ import numpy as np
 import gymnasium as gym
 from gymnasium import spaces
 
-from .actions import check_action
+from .actions import check_action, terminal_mask
 from .aec import parse_reset_options, render_frame, reset_seed
 from .batch import check_penalty, illegal_penalty, new_batch, setup
 from .copies import CopiesThroughState
@@ -213,8 +213,8 @@ class CardGameEnv(CopiesThroughState, gym.Env):
         terminated, truncated = status == 1, status == 2
         self._done = terminated or truncated
         if self._done:
-            # keep the final mask honest: nothing is legal any more
-            self._masks[0, :] = 0
+            # the terminal mask (core/actions.py): only TERMINAL_ACTION, a placeholder nothing plays
+            terminal_mask(self._masks[0])
         if self.render_mode == "human":
             self.render()
         return self._observation(self.seat), reward, terminated, truncated, self._info()
@@ -276,7 +276,7 @@ class CardGameEnv(CopiesThroughState, gym.Env):
         if running:
             self._c.legal_one(self._states, 0, self._params, self._masks[0])
         else:
-            self._masks[0, :] = 0
+            terminal_mask(self._masks[0])
         if self._flat:
             self._c.observe_one(self._states, 0, self._params, seat, self._obs[0], self._which_obs)
         self._started = True

@@ -9,7 +9,7 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from .actions import check_actions
+from .actions import TERMINAL_ACTION, check_actions, terminal_mask
 from .aec import check_seed, entropy_seed
 from .batch import check_penalty, illegal_penalty, new_batch, setup
 from .copies import CopiesThroughState
@@ -373,6 +373,7 @@ class CardGameVectorEnv(CopiesThroughState, VectorEnv):
             else:
                 self._needs_reset[done] = True
                 self._masks[done] = 0
+                self._masks[done, TERMINAL_ACTION] = 1  # the terminal mask (core/actions.py)
 
     def action_masks(self) -> np.ndarray:
         """Boolean masks ``(num_envs, num_actions)`` for the current observations."""
@@ -384,7 +385,11 @@ class CardGameVectorEnv(CopiesThroughState, VectorEnv):
             raise RuntimeError("bot_actions() called before reset()")
         out = np.zeros(self.num_envs, np.int64)
         c = self.game.compiled(bot=self.game.bot_index(bot), obs=self._which_obs)
-        c.batch_bot(self._states, self._params, self._masks, 0, out)
+        masks = self._masks
+        if self._needs_reset.any():  # finished games: TERMINAL_ACTION (0), no bot asked
+            masks = masks.copy()
+            masks[self._needs_reset] = 0
+        c.batch_bot(self._states, self._params, masks, 0, out)
         return out
 
     @property
@@ -453,7 +458,7 @@ class CardGameVectorEnv(CopiesThroughState, VectorEnv):
             k[:] = 0
         for i in range(m):
             if resets[i]:
-                self._masks[i] = 0
+                terminal_mask(self._masks[i])
             else:
                 self._c.legal_one(self._states, i, self._params, self._masks[i])
             self._c.observe_one(self._states, i, self._params, seats[i], self._obs[i], self._which_obs)
