@@ -31,6 +31,16 @@ def terminal_mask(mask) -> None:
     mask[..., TERMINAL_ACTION] = 1
 
 
+def bot_choice(game, bot: str, states, params, masks) -> int:
+    """The named bot's action for the seat to act in the one record of ``states`` (``masks`` its mask as
+    one row, ``(1, num_actions)``). Through ``batch_bot`` of the bot's own binding, the call the episode
+    driver makes: the AEC env, the single-agent env, ``cardgym play`` and the trainer share one compiled
+    bot (`cardgym.core.binder`)."""
+    out = np.zeros(1, np.int64)
+    game.compiled(bot=game.bot_index(bot)).batch_bot(states, params, masks, 0, out)
+    return int(out[0])
+
+
 class ActionTypeError(TypeError, ValueError):
     """An action of the wrong type (a ``TypeError``; also a ``ValueError`` for callers that caught the
     ``ValueError`` these layers raised before)."""

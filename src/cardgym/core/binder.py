@@ -2,10 +2,23 @@
 
 `compiled` is what `cardgym.core.game.GameSpec.compiled` returns: one module per ``(game, bot, obs,
 bots)`` binding, loaded from the template and kept for the life of the process (`_COMPILED`).
+
+Shared entry points: a function of the template that reaches no bot (``legal_one``, ``batch_apply``,
+``reset_one``...) is the same code in every binding of a game, and one that reaches no encoder (a bot,
+``batch_bot``...) the same in every encoder binding. Each binding therefore takes such functions from
+the *smallest* binding that determines them (`template_dependencies` reads which globals each function
+reaches): ``compiled(bot=1, obs=0).legal_one`` is ``compiled().legal_one``, its ``bot`` is
+``compiled(bot=1).bot`` and its ``observe`` ``compiled(obs=0).observe``. numba resolves globals when it
+compiles, so the episode loops of every binding call those shared dispatchers: a bot (the expert's
+takes most of a game's compile time) or an encoder is compiled and cached once per game, not once per
+surface that uses it (the quickstart's trainer, the AEC env, the Gymnasium env, ``cardgym play``, an
+evaluation), and a later surface finds it in the cache (docs/benchmarks.md, "First use").
 """
 
 from __future__ import annotations
 
+import ast
+import functools
 import importlib.util
 import re
 import sys
@@ -25,7 +38,56 @@ def compiled(game, bot: int | None = None, obs: int | None = None, bots: tuple |
     if mod is None:
         mod = _bind(game, bot, obs, bots)
         _COMPILED[key] = mod
+        _share(game, mod, bot, obs, bots)
     return mod
+
+
+#: the template's globals that hold a game's bots / flat encoders (set by `_bind`)
+_BOT_GLOBALS = frozenset({"BOT0", "BOT1", "BOT2", "BOT3"})
+_OBS_GLOBALS = frozenset({"OBS0", "OBS1", "OBS2", "OBS3"})
+#: the template's names that `_bind` points at one of several functions
+_ALIASES = {"bot": ("bot_any", "bot_fixed"), "observe": ("observe_any", "observe_fixed", "observe_none")}
+
+
+@functools.lru_cache(maxsize=None)
+def template_dependencies() -> dict:
+    """``{function name: (reaches a bot, reaches an encoder)}`` for every compiled function of the
+    template (and the aliases ``bot``/``observe``), from the names each function's body refers to."""
+    tree = ast.parse(_TEMPLATE.read_text(encoding="utf-8"))
+    refs = {}
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef) and any(
+            isinstance(d, ast.Call) and getattr(d.func, "id", "") == "_jit" for d in node.decorator_list
+        ):
+            refs[node.name] = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)} - {node.name}
+    for alias, targets in _ALIASES.items():
+        refs[alias] = set(targets)
+    memo: dict = {}
+
+    def reach(name, path=()):
+        if name not in memo:
+            uses_bot, uses_obs = False, False
+            for r in refs[name]:
+                if r in _BOT_GLOBALS:
+                    uses_bot = True
+                elif r in _OBS_GLOBALS:
+                    uses_obs = True
+                elif r in refs and r not in path:
+                    b, o = reach(r, path + (name,))
+                    uses_bot, uses_obs = uses_bot or b, uses_obs or o
+            memo[name] = (uses_bot, uses_obs)
+        return memo[name]
+
+    return {name: reach(name) for name in refs}
+
+
+def _share(game, mod, bot, obs, bots) -> None:
+    """Point ``mod``'s functions that do not depend on its bot / encoder binding at those of the
+    smallest binding that determines them (see the module's docstring)."""
+    for name, (uses_bot, uses_obs) in template_dependencies().items():
+        small = (bot if uses_bot else None, obs if uses_obs else None, bots if uses_bot else None)
+        if small != (bot, obs, bots):
+            setattr(mod, name, getattr(compiled(game, small[0], small[1], small[2]), name))
 
 
 _COMPILED: dict = {}

@@ -11,8 +11,9 @@ import numpy as np
 import gymnasium as gym
 from gymnasium import spaces
 
-from .actions import check_action, terminal_mask
-from .aec import parse_reset_options, render_frame, reset_seed
+from .actions import bot_choice, check_action, terminal_mask
+from .frames import render_frame
+from .resets import parse_reset_options, reset_seed
 from .batch import check_penalty, illegal_penalty, new_batch, setup
 from .copies import CopiesThroughState
 from .episodes import EXTERNAL, EpisodeDriver
@@ -125,8 +126,7 @@ class CardGameEnv(CopiesThroughState, gym.Env):
         """The action the named bot would take in the learner's place (e.g. a baseline to compare)."""
         if not self._started or self._done:
             raise RuntimeError("bot_action() needs a running episode; call reset()")
-        c = self.game.compiled(bot=self.game.bot_index(bot), obs=self._which_obs)
-        return int(c.bot_one(self._states, 0, self._params, self._masks[0], 0))
+        return bot_choice(self.game, bot, self._states, self._params, self._masks)
 
     # ------------------------------------------------------------------ API
     def reset(self, *, seed: int | None = None, options: dict | None = None):

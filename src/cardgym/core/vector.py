@@ -9,21 +9,17 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from .actions import TERMINAL_ACTION, check_actions, terminal_mask
-from .aec import check_seed, entropy_seed
+from .actions import check_actions, terminal_mask
 from .batch import check_penalty, illegal_penalty, new_batch, setup
 from .copies import CopiesThroughState
-from .episodes import EXTERNAL, EpisodeDriver
-from .fastcall import entry
+from .episodes import EXTERNAL
+from .vector_engines import PARALLEL_MIN_ENVS, CompiledEngine, DriverEngine  # noqa: F401 (re-exported)
 from .game import DictEncoder, GameSpec
 from .opponents import check_learner_can_act, is_bot_name, resolve_opponent, resolve_seat
+from .resets import check_seed, entropy_seed
 
 _MODES = {"next_step": AutoresetMode.NEXT_STEP, "same_step": AutoresetMode.SAME_STEP}
 
-
-#: batches at least this large are stepped on all of numba's threads (``numba.set_num_threads`` limits
-#: them); smaller ones in one thread, where starting the threads would cost more than it saves
-PARALLEL_MIN_ENVS = 256
 
 #: the largest batch: 2**18 = 262,144 games. Throughput stops growing near 4096 envs (docs/benchmarks.md),
 #: and a batch costs 2.7-8.4 kB per env (records, observations, masks: Skyjo 808-byte records and 470
@@ -140,7 +136,6 @@ class CardGameVectorEnv(CopiesThroughState, VectorEnv):
         self._setup = setup(
             self._seat_choice, self._which_bot, self._which_obs, self._same_step, penalty
         )
-        self._f_step = None  # the compiled step, resolved on the first step (see _compiled_step)
         self._all = np.ones(n, np.bool_)
         self._ar = np.arange(n, dtype=np.int64)
         # one step/reset at a time: the batch arrays are shared, a second thread would interleave
@@ -148,11 +143,12 @@ class CardGameVectorEnv(CopiesThroughState, VectorEnv):
         self._started = False
         self.decisions = 0  # every seat's decisions taken so far (benchmarks read it)
         self.seat_rewards = None
+        # the engine that plays the opponents (core/vector_engines.py); its records, masks and seats are
+        # the env's
+        self._engine = (DriverEngine(self, observation) if self._python else CompiledEngine(self))
+        self._driver = self._engine.driver
+        self._states, self._masks, self._seats = self._engine.states, self._engine.masks, self._engine.seats
         if self._python:
-            self._driver = EpisodeDriver(game, self.rules, n, observation, compiled=self._c)
-            for o in self._opponents:
-                self._driver.add_player(o)
-            self._states, self._masks, self._seats = self._driver.states, self._driver.masks, self._driver.seats
             self.seat_rewards = np.zeros((n, game.max_players), np.float32)
 
     @staticmethod
@@ -231,15 +227,9 @@ class CardGameVectorEnv(CopiesThroughState, VectorEnv):
             raise ValueError(f"the vector env takes no reset options (got {sorted(options)}); stacked decks "
                              f"are for the single environments")
         seeds = self._seeds(seed) if self._new_episode is None else None
-        if self._python:
-            self._started = True
-            self._policy_start(np.arange(self.num_envs), seeds)
-            self._needs_reset[:] = False
-            return self._out(self._obs), self._info()
-        no_deck = np.empty(0, np.int8)
-        self.decisions += self._c.vec_reset(self._batch, self._params, seeds, no_deck, 0, self._setup)
-        self._needs_reset[:] = False
         self._started = True
+        self._engine.reset(seeds)
+        self._needs_reset[:] = False
         return self._out(self._obs), self._info()
 
     def _info(self):
@@ -262,10 +252,7 @@ class CardGameVectorEnv(CopiesThroughState, VectorEnv):
         if not self._started:
             raise RuntimeError("step() called before reset()")
         check_actions(actions, self.num_envs, self._masks.shape[1], self._acts)
-        if self._python:
-            self._policy_step()
-        else:
-            self._compiled_step()
+        self._engine.step()
         info = self._info()
         if self._illegal.any():
             info["illegal_action"] = self._illegal.astype(bool)
@@ -278,102 +265,6 @@ class CardGameVectorEnv(CopiesThroughState, VectorEnv):
         return (
             self._out(self._obs), self._out(self._rew), self._out(self._term), self._out(self._trunc), info,
         )
-
-    def _compiled_step(self):
-        if self._f_step is None:  # resolved once for these argument types (a namedtuple is slow to type)
-            step = self._c.vec_step_parallel if self.num_envs >= PARALLEL_MIN_ENVS else self._c.vec_step
-            self._f_step = entry(step, self._batch, self._params, self._setup)
-        self.decisions += self._f_step(self._batch, self._params, self._setup)
-
-    # ---------------------------------------- opponents driven from Python (`EpisodeDriver`)
-    def _draw(self, idx):
-        """``(seeds, seats, opponents)`` of the new episodes of envs ``idx`` from ``new_episode``, checked."""
-        out = self._new_episode(idx.copy())
-        try:
-            seeds, seats, players = (np.asarray(a) for a in out)
-        except (TypeError, ValueError):
-            raise ValueError(f"new_episode must return (seeds, seats, opponents), got {out!r}") from None
-        n, k = self.rules.num_players, idx.size
-        for name, a, lo, hi in (("seeds", seeds, 0, 2**63 - 1), ("seats", seats, -1, n - 1),
-                                ("opponents", players, 0, len(self._opponents) - 1)):
-            if a.shape != (k,) or a.dtype.kind not in "iu" or (k and (a.min() < lo or a.max() > hi)):
-                raise ValueError(f"new_episode returned {name}={a!r}; expected {k} integers in {lo}..{hi}")
-        return seeds.astype(np.int64), seats.astype(np.int64), players.astype(np.int64)
-
-    def _policy_start(self, idx, seeds):
-        """Start episodes in envs ``idx`` through the episode driver: reset (``seeds``, or those of
-        ``new_episode``), learner seats, opponents up to the learner's first decision, re-deals."""
-        drv = self._driver
-        d0 = drv.decisions
-        if self._new_episode is not None:
-            seeds, seats, players = self._draw(idx)
-            drv.start(idx, seeds, seats, players, redeal=self._draw)
-        else:
-            seats = np.full(idx.size, self._seat_choice, np.int64)
-            drv.start(idx, seeds, seats, idx % len(self._opponents))
-        self.decisions += drv.decisions - d0
-        self._rew[idx] = drv.rewards[idx, self._seats[idx]]
-        drv.rewards[idx] = 0
-        self._obs[idx] = drv.observe(idx, self._seats[idx])
-        self._term[idx] = False
-        self._trunc[idx] = False
-
-    def _seedless(self, idx):
-        if self._new_episode is not None:
-            return None
-        return np.array([self._c.seedless(self._states, int(i)) for i in idx], np.int64)
-
-    def _policy_step(self):
-        drv, n, ar = self._driver, self.num_envs, self._ar
-        self._illegal[:] = 0
-        restart = np.flatnonzero(self._needs_reset)
-        if restart.size:
-            self._policy_start(restart, self._seedless(restart))
-            self._needs_reset[restart] = False
-        acts = self._acts
-        inside = (acts >= 0) & (acts < self._masks.shape[1])
-        legal = inside & (self._masks[ar, np.where(inside, acts, 0)] != 0)
-        busy = np.zeros(n, np.bool_)
-        busy[restart] = True
-        bad = ~busy & ~legal
-        every = not restart.size and not bad.any()  # the common case: every game steps
-        go = ar if every else np.flatnonzero(~busy & legal)
-        drv.rewards[:] = 0
-        d0 = drv.decisions
-        drv.apply(go, acts[go])
-        drv.play()
-        self.decisions += drv.decisions - d0
-        status = self._states["status"]
-        self.seat_rewards[:] = drv.rewards
-        if every:
-            self._rew[:] = drv.rewards[ar, self._seats]
-            np.equal(status, 1, out=self._term)
-            np.equal(status, 2, out=self._trunc)
-            drv.observe(ar, self._seats, out=self._obs)
-            stepped = self._all
-        else:
-            stepped = ~busy
-            self._rew[stepped] = drv.rewards[ar, self._seats][stepped]
-            self._term[stepped] = status[stepped] == 1
-            self._trunc[stepped] = status[stepped] == 2
-            if bad.any():
-                self._rew[bad] = self.illegal_penalty
-                self._term[bad] = True
-                self._trunc[bad] = False
-                self._illegal[bad] = 1
-            self._obs[stepped] = drv.observe(np.flatnonzero(stepped), self._seats[stepped])
-        drv.rewards[:] = 0
-        done = np.flatnonzero(stepped & (self._term | self._trunc))
-        if done.size:
-            if self._same_step:
-                self._final[done] = self._obs[done]
-                term, trunc, rew = self._term[done].copy(), self._trunc[done].copy(), self._rew[done].copy()
-                self._policy_start(done, self._seedless(done))
-                self._term[done], self._trunc[done], self._rew[done] = term, trunc, rew
-            else:
-                self._needs_reset[done] = True
-                self._masks[done] = 0
-                self._masks[done, TERMINAL_ACTION] = 1  # the terminal mask (core/actions.py)
 
     def action_masks(self) -> np.ndarray:
         """Boolean masks ``(num_envs, num_actions)`` for the current observations."""
