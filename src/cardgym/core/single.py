@@ -14,6 +14,7 @@ from gymnasium import spaces
 from .actions import bot_choice, check_action, terminal_mask
 from .frames import render_frame
 from .resets import parse_reset_options, reset_seed
+from .state_io import parse_single_state
 from .batch import check_penalty, illegal_penalty, new_batch, setup
 from .copies import CopiesThroughState
 from .episodes import EXTERNAL, EpisodeDriver
@@ -244,26 +245,8 @@ class CardGameEnv(CopiesThroughState, gym.Env):
         episode that is not ``done`` must be at the learner's decision. The mask and the observation
         are recomputed from the record. See docs/api.md, "Saved states".
         """
-        from .records import check_saved_flag, check_saved_seat, check_state_header, load_record
-
-        check_state_header(self.game, self.rules, data, self.game.gym_id)
-        missing = [k for k in ("record", "seat", "done") if k not in data]
-        if missing:
-            raise ValueError(f"state_dict misses {missing}")
-        arr = load_record(self.game, self.rules, data["record"])
-        seat, done = data["seat"], data["done"]
-        n = self.rules.num_players
-        check_saved_seat("seat", seat, n, self._seat_choice)
-        check_saved_flag("done", done)
-        rec = arr[0]
-        running = int(rec["status"]) == RUNNING
-        if not running and not done:
-            raise ValueError(f"state_dict done=False but the record's game is over (status={int(rec['status'])})")
-        if running and not done and int(rec["current"]) != seat:
-            raise ValueError(
-                f"state_dict record current={int(rec['current'])} is not the learner's seat {seat}: a running "
-                "single-agent episode waits at the learner's decision"
-            )
+        arr, seat, done = parse_single_state(self, data)
+        running = int(arr[0]["status"]) == RUNNING
         self._states[:] = arr
         self.seat = seat
         self._seats[0] = seat  # the compiled step's learner seat

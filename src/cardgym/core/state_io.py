@@ -1,14 +1,19 @@
-"""Saved states in and out: parsing and checking the AEC env's ``state_dict`` bookkeeping against its
-record (the record itself is checked by `cardgym.core.records.load_record`). Nothing here changes an
-environment: it returns what to load, or raises ``ValueError`` naming the field and the reason."""
+"""Saved states in: parsing and checking what the env layers' ``load_state_dict`` (and their copies,
+`cardgym.core.copies`) are given, against the environment that loads it. The records themselves are
+checked by `cardgym.core.records.load_record` (`cardgym.core.game.GameSpec.validate_record`). Nothing
+here changes an environment: each function returns what to load, or raises ``ValueError`` naming the
+field and the reason (docs/api.md, "Saved states")."""
 
 from __future__ import annotations
 
 import copy
 import math
 
+import numpy as np
+
 from .game import RUNNING, TRUNCATED
-from .records import check_state_header, load_record
+from .episodes import EXTERNAL
+from .records import check_saved_flag, check_saved_seat, check_state_header, load_record
 
 
 def _finite(v) -> bool:
@@ -82,3 +87,80 @@ def parse_aec_state(env, data) -> tuple:
                 f"state_dict rewards {rew} are neither zero nor the rewards of the record's last action {paid}"
             )
     return arr, book
+
+
+def parse_single_state(env, data) -> tuple:
+    """``(record array, seat, done)`` of a single-agent env's ``state_dict`` for ``env`` (a
+    `cardgym.core.single.CardGameEnv`), or ``ValueError``; changes nothing."""
+    check_state_header(env.game, env.rules, data, env.game.gym_id)
+    missing = [k for k in ("record", "seat", "done") if k not in data]
+    if missing:
+        raise ValueError(f"state_dict misses {missing}")
+    arr = load_record(env.game, env.rules, data["record"])
+    seat, done = data["seat"], data["done"]
+    n = env.rules.num_players
+    check_saved_seat("seat", seat, n, env._seat_choice)
+    check_saved_flag("done", done)
+    rec = arr[0]
+    running = int(rec["status"]) == RUNNING
+    if not running and not done:
+        raise ValueError(f"state_dict done=False but the record's game is over (status={int(rec['status'])})")
+    if running and not done and int(rec["current"]) != seat:
+        raise ValueError(
+            f"state_dict record current={int(rec['current'])} is not the learner's seat {seat}: a running "
+            "single-agent episode waits at the learner's decision"
+        )
+    return arr, seat, done
+
+
+def parse_vector_state(env, data) -> tuple:
+    """``(records, seats, needs_reset)`` of a vector env's ``state_dict`` for ``env`` (a
+    `cardgym.core.vector.CardGameVectorEnv`), or ``ValueError`` naming the env index; changes nothing."""
+    check_state_header(env.game, env.rules, data, env.game.gym_id)
+    missing = [k for k in ("num_envs", "records", "seats", "needs_reset") if k not in data]
+    if missing:
+        raise ValueError(f"state_dict misses {missing}")
+    m, n = env.num_envs, env.rules.num_players
+    if data["num_envs"] != m:
+        raise ValueError(f"state_dict num_envs={data['num_envs']!r} differs from this environment's {m}")
+    records, seats, resets = data["records"], data["seats"], data["needs_reset"]
+    for key, value in (("records", records), ("seats", seats), ("needs_reset", resets)):
+        if not isinstance(value, list) or len(value) != m:
+            raise ValueError(f"state_dict {key} must be a list of {m} entries")
+    arr = env.game.new_states(m)
+    for i in range(m):
+        try:
+            arr[i] = load_record(env.game, env.rules, records[i])[0]
+        except ValueError as exc:
+            raise ValueError(f"state_dict records[{i}]: {exc}") from None
+        seat, reset = seats[i], resets[i]
+        check_saved_seat(f"seats[{i}]", seat, n, env._seat_choice)
+        check_saved_flag(f"needs_reset[{i}]", reset)
+        if not reset and (int(arr[i]["status"]) != 0 or int(arr[i]["current"]) != seat):
+            raise ValueError(
+                f"state_dict records[{i}] (status={int(arr[i]['status'])}, current={int(arr[i]['current'])}) "
+                f"is not at learner {seat}'s decision and needs_reset[{i}] is False"
+            )
+    return arr, seats, resets
+
+
+def check_vector_copy(env, mine: dict, theirs: dict) -> None:
+    """``ValueError`` unless ``theirs`` (the arrays of a copied vector env, `cardgym.core.copies`) fit
+    ``env``'s arrays ``mine`` and hold valid records, seats, opponent assignments and masks."""
+    if set(theirs) != set(mine):
+        raise ValueError(f"a copy of a vector env holds arrays {sorted(theirs)}, this one needs {sorted(mine)}")
+    for k, a in theirs.items():
+        if not isinstance(a, np.ndarray) or a.shape != mine[k].shape or a.dtype != mine[k].dtype:
+            raise ValueError(f"a copy of a vector env: array {k!r} does not fit this env "
+                             f"({getattr(a, 'dtype', type(a))} {getattr(a, 'shape', '')})")
+    env.game.validate_records(np.asarray(theirs["states"]).view(np.ndarray), env.rules)
+    n = env.rules.num_players
+    seats = theirs["seats"]
+    if seats.size and (seats.min() < 0 or seats.max() >= n):
+        raise ValueError(f"a copy of a vector env: learner seats {seats.tolist()} outside 0..{n - 1}")
+    if "seat_player" in theirs:
+        sp = theirs["seat_player"]
+        if sp.min() < EXTERNAL or sp.max() >= len(env._opponents):
+            raise ValueError(f"a copy of a vector env: seat_player outside {EXTERNAL}..{len(env._opponents) - 1}")
+    if ((theirs["masks"] != 0) & (theirs["masks"] != 1)).any():
+        raise ValueError("a copy of a vector env: masks must be 0 or 1")

@@ -17,6 +17,7 @@ from .vector_engines import PARALLEL_MIN_ENVS, CompiledEngine, DriverEngine  # n
 from .game import DictEncoder, GameSpec
 from .opponents import check_learner_can_act, is_bot_name, resolve_opponent, resolve_seat
 from .resets import check_seed, entropy_seed
+from .state_io import check_vector_copy, parse_vector_state
 
 _MODES = {"next_step": AutoresetMode.NEXT_STEP, "same_step": AutoresetMode.SAME_STEP}
 
@@ -315,33 +316,8 @@ class CardGameVectorEnv(CopiesThroughState, VectorEnv):
         that does not reset on the next step must be running at its learner's decision. Masks and
         observations are recomputed from the records. See docs/api.md, "Saved states".
         """
-        from .records import check_saved_flag, check_saved_seat, check_state_header, load_record
-
-        check_state_header(self.game, self.rules, data, self.game.gym_id)
-        missing = [k for k in ("num_envs", "records", "seats", "needs_reset") if k not in data]
-        if missing:
-            raise ValueError(f"state_dict misses {missing}")
-        m, n = self.num_envs, self.rules.num_players
-        if data["num_envs"] != m:
-            raise ValueError(f"state_dict num_envs={data['num_envs']!r} differs from this environment's {m}")
-        records, seats, resets = data["records"], data["seats"], data["needs_reset"]
-        for key, value in (("records", records), ("seats", seats), ("needs_reset", resets)):
-            if not isinstance(value, list) or len(value) != m:
-                raise ValueError(f"state_dict {key} must be a list of {m} entries")
-        arr = self.game.new_states(m)
-        for i in range(m):
-            try:
-                arr[i] = load_record(self.game, self.rules, records[i])[0]
-            except ValueError as exc:
-                raise ValueError(f"state_dict records[{i}]: {exc}") from None
-            seat, reset = seats[i], resets[i]
-            check_saved_seat(f"seats[{i}]", seat, n, self._seat_choice)
-            check_saved_flag(f"needs_reset[{i}]", reset)
-            if not reset and (int(arr[i]["status"]) != 0 or int(arr[i]["current"]) != seat):
-                raise ValueError(
-                    f"state_dict records[{i}] (status={int(arr[i]['status'])}, current={int(arr[i]['current'])}) "
-                    f"is not at learner {seat}'s decision and needs_reset[{i}] is False"
-                )
+        arr, seats, resets = parse_vector_state(self, data)
+        m = self.num_envs
         self._states[:] = arr
         self._seats[:] = seats
         self._needs_reset[:] = resets
@@ -414,23 +390,7 @@ class CardGameVectorEnv(CopiesThroughState, VectorEnv):
         if snapshot is None:
             return
         mine, theirs = self._arrays(), snapshot["arrays"]
-        if set(theirs) != set(mine):
-            raise ValueError(f"a copy of a vector env holds arrays {sorted(theirs)}, this one needs {sorted(mine)}")
-        for k, a in theirs.items():
-            if not isinstance(a, np.ndarray) or a.shape != mine[k].shape or a.dtype != mine[k].dtype:
-                raise ValueError(f"a copy of a vector env: array {k!r} does not fit this env "
-                                 f"({getattr(a, 'dtype', type(a))} {getattr(a, 'shape', '')})")
-        self.game.validate_records(np.asarray(theirs["states"]).view(np.ndarray), self.rules)
-        n = self.rules.num_players
-        seats = theirs["seats"]
-        if seats.size and (seats.min() < 0 or seats.max() >= n):
-            raise ValueError(f"a copy of a vector env: learner seats {seats.tolist()} outside 0..{n - 1}")
-        if "seat_player" in theirs:
-            sp = theirs["seat_player"]
-            if sp.min() < EXTERNAL or sp.max() >= len(self._opponents):
-                raise ValueError(f"a copy of a vector env: seat_player outside {EXTERNAL}..{len(self._opponents) - 1}")
-        if ((theirs["masks"] != 0) & (theirs["masks"] != 1)).any():
-            raise ValueError("a copy of a vector env: masks must be 0 or 1")
+        check_vector_copy(self, mine, theirs)
         for k, a in theirs.items():
             mine[k][...] = a
         self.decisions, drv = snapshot["decisions"]
