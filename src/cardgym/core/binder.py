@@ -84,10 +84,15 @@ def template_dependencies() -> dict:
 def _share(game, mod, bot, obs, bots) -> None:
     """Point ``mod``'s functions that do not depend on its bot / encoder binding at those of the
     smallest binding that determines them (see the module's docstring)."""
-    for name, (uses_bot, uses_obs) in template_dependencies().items():
+    deps = template_dependencies()
+    targets = {alias: next(t for t in names if getattr(mod, t) is getattr(mod, alias))
+               for alias, names in _ALIASES.items()}  # the function each alias was bound to
+    for name, (uses_bot, uses_obs) in deps.items():
         small = (bot if uses_bot else None, obs if uses_obs else None, bots if uses_bot else None)
         if small != (bot, obs, bots):
             setattr(mod, name, getattr(compiled(game, small[0], small[1], small[2]), name))
+        elif name in _ALIASES:  # kept here: follow its function, which may come from a smaller binding
+            setattr(mod, name, getattr(mod, targets[name]))
 
 
 _COMPILED: dict = {}
