@@ -213,3 +213,25 @@ def test_a_pickled_env_continues_in_another_process(name, how):
     assert set(there) == set(here)
     for k in here:
         assert there[k] == here[k], f"{k}: the copy in the other process played another game"
+
+
+@pytest.mark.parametrize("how", sorted(COPIES))
+def test_model_opponents_travel_with_their_weights_and_generator(tmp_path, how):
+    """A model opponent (a sampling `TorchPolicy`, its generator mid-stream) is copied with the env."""
+    import gymnasium as gym
+
+    torch = pytest.importorskip("torch")
+    from cardgym.agents import PolicyNet, load_policy, save_policy
+
+    game = cardgym.get_game("skyjo")
+    size = game.encoder("vector").size(game.make_rules())
+    torch.manual_seed(0)
+    save_policy(tmp_path / "m.pt", PolicyNet(size, game.num_actions, (16,)), {"game": "skyjo"})
+    policy = load_policy(tmp_path / "m.pt", deterministic=False, seed=3)
+    single = gym.make("cardgym/Skyjo-v0", opponent=policy, seat="random").unwrapped
+    vec = cardgym.make_vec("skyjo", 3, opponent=[policy, "greedy"])
+    for env, run in ((single, continue_gym), (vec, continue_vector)):
+        env.reset(seed=2)
+        run(env, 6)
+        other = COPIES[how](env)
+        assert run(other, 40) == run(env, 40)

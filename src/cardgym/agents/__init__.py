@@ -128,6 +128,14 @@ class TorchPolicy:
         self.num_actions = int(net.num_actions)
         self._gen = torch.Generator().manual_seed(int(seed))
 
+    def __reduce__(self):
+        # PolicyNet's class is local to a function (torch is imported lazily), so pickle the weights, the
+        # metadata and the sampling generator's state instead: the copy acts exactly like this policy
+        # (env copies carry their model opponents this way, core/copies.py)
+        state = {k: v.detach().clone() for k, v in self.net.state_dict().items()}
+        return (_policy_from_state, (self.meta, (self.obs_size, self.num_actions, tuple(self.net.hidden)), state,
+                                     self.deterministic, self._gen.get_state()))
+
     def __repr__(self):
         return f"TorchPolicy(game={self.meta.get('game')!r}, hidden={list(self.net.hidden)}, obs={self.obs_size})"
 
@@ -159,6 +167,15 @@ class TorchPolicy:
 
 #: the files of a trainer checkpoint folder (``OUT/checkpoint/``) that ``load_policy`` reads its policy from
 CHECKPOINT_STATE = "state.pt"
+
+
+def _policy_from_state(meta, shape, state, deterministic, gen_state) -> "TorchPolicy":
+    """The `TorchPolicy` that ``TorchPolicy.__reduce__`` describes."""
+    net = PolicyNet(*shape[:2], shape[2])
+    net.load_state_dict(state)
+    policy = TorchPolicy(net, meta, deterministic=deterministic)
+    policy._gen.set_state(gen_state)
+    return policy
 
 
 def _bad(path, reason: str) -> ValueError:
