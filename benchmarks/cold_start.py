@@ -10,6 +10,14 @@ For every game, in fresh subprocesses:
 Prints a table and writes JSON (``--out``). ``python benchmarks/cold_start.py [--games skyjo ...]
 [--num-envs 16] [--out cold_start.json]``. Timings are wall-clock seconds; they depend heavily on
 the machine and on what else it runs.
+
+``--surfaces`` measures instead what each later surface compiles after the first: over ONE empty cache,
+fresh processes one after the other run a short quickstart (``cardgym train`` with the quickstart's
+flags on a tiny budget), then the AEC env (with a bot's advice), the Gymnasium env against ``greedy``,
+the vector env, ``cardgym play``'s calls (the raw AEC env against ``expert``) and an evaluation against
+another opponent (``cardgym.eval.match``), then all of them once more. For each it prints the CPU
+seconds and the compiled entry points (numba cache misses, by binding), so a kernel compiled twice under
+two bindings shows up by name. ``python benchmarks/cold_start.py --surfaces --games skyjo``.
 """
 
 from __future__ import annotations
@@ -52,6 +60,95 @@ print("RESULT " + json.dumps(out))
 """
 
 
+SURFACES = ["quickstart", "aec", "gym", "vector", "play", "eval"]
+
+SURFACE_CHILD = r"""
+import json, sys, tempfile, time
+c0 = time.process_time()
+import numpy as np
+import cardgym
+game, surface = sys.argv[1], sys.argv[2]
+rng = np.random.default_rng(0)
+if surface == "quickstart":
+    from cardgym.train import main as train
+    with tempfile.TemporaryDirectory() as out:
+        train([game, "--steps", "2048", "--imitate", "expert", "--pretrain-steps", "1024", "--pretrain-epochs", "1",
+               "--imitate-steps", "2048", "--envs", "32", "--rollout", "64", "--eval-every", "1", "--eval-games", "4",
+               "--final-eval-games", "4", "--no-progress", "--out", out])
+elif surface in ("aec", "play"):
+    mod = __import__(cardgym.GAMES[game].module, fromlist=["env"])
+    env = mod.env() if surface == "aec" else mod.raw_env()
+    env.reset(seed=0)
+    for k in range(60):
+        if not env.agents:
+            break
+        agent = env.agent_selection
+        if env.terminations[agent] or env.truncations[agent]:
+            env.step(None)
+        elif surface == "play" and agent != "player_0":
+            env.step(env.bot_action("expert"))  # what cardgym play --vs expert calls
+        else:
+            mask = env.observe(agent)["action_mask"]
+            env.unwrapped.bot_action("greedy") if surface == "aec" and k == 0 else None
+            env.step(int(rng.choice(np.flatnonzero(mask))))
+elif surface == "gym":
+    import gymnasium as gym
+    env = gym.make(cardgym.GAMES[game].gym_id, opponent="greedy")
+    obs, info = env.reset(seed=0)
+    for _ in range(60):
+        obs, r, te, tr, info = env.step(int(rng.choice(np.flatnonzero(info["action_mask"]))))
+        if te or tr:
+            obs, info = env.reset()
+elif surface == "vector":
+    vec = cardgym.make_vec(game, 16, opponent="random")
+    obs, info = vec.reset(seed=0)
+    for _ in range(60):
+        vec.step(np.array([rng.choice(np.flatnonzero(m)) for m in info["action_mask"]]))
+elif surface == "eval":
+    from cardgym.eval import match
+    match(game, "greedy", "expert", games=8)
+from cardgym.core import binder
+compiled = {}
+for mod in list(binder._COMPILED.values()):
+    for name, f in vars(mod).items():
+        misses = sum(getattr(getattr(f, "stats", None), "cache_misses", {}).values()) if hasattr(f, "stats") else 0
+        if misses and f.__module__ == mod.__name__:
+            compiled[mod.TAG + "." + name] = misses
+print("RESULT " + json.dumps({"cpu": time.process_time() - c0, "compiled": compiled}))
+"""
+
+
+def run_surface(src: Path, cache: Path, game: str, surface: str) -> dict:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = str(src)
+    env["NUMBA_CACHE_DIR"] = str(cache)
+    env.pop("NUMBA_DISABLE_JIT", None)
+    proc = subprocess.run([sys.executable, "-c", SURFACE_CHILD, game, surface], env=env, capture_output=True,
+                          text=True, check=False)
+    if proc.returncode != 0:
+        raise RuntimeError(f"{game} {surface}: child failed:\n{proc.stderr[-3000:]}")
+    line = [x for x in proc.stdout.splitlines() if x.startswith("RESULT ")][-1]
+    res = json.loads(line[len("RESULT "):])
+    res["notice"] = "first use only" in proc.stderr
+    return res
+
+
+def measure_surfaces(game: str, src_tree: Path = SRC) -> dict:
+    """Every surface in turn over one cold cache, then every surface again (warm)."""
+    out = {}
+    with tempfile.TemporaryDirectory(prefix="cardgym-surfaces-") as tmp:
+        src = Path(tmp) / "src"
+        shutil.copytree(src_tree, src, ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
+        cache = Path(tmp) / "numba-cache"
+        for rnd in ("cold", "again"):
+            for surface in SURFACES:
+                r = run_surface(src, cache, game, surface)
+                out[f"{rnd}:{surface}"] = r
+                print(f"{game:<14}{rnd:<6}{surface:<11}{r['cpu']:7.1f}s cpu  notice={'yes' if r['notice'] else 'no':<3} "
+                      f"compiled {sum(r['compiled'].values()):3d}: {' '.join(sorted(r['compiled']))}", flush=True)
+    return out
+
+
 def run_child(src: Path, cache: Path, game: str, num_envs: int) -> dict:
     env = dict(os.environ)
     env["PYTHONPATH"] = str(src)
@@ -92,7 +189,14 @@ def main(argv=None) -> dict:
     ap.add_argument("--num-envs", type=int, default=16, help="vector env size (>= 256 uses the parallel step)")
     ap.add_argument("--out", default="cold_start.json")
     ap.add_argument("--src", default=str(SRC), help="the source tree to copy and measure (default: this checkout's)")
+    ap.add_argument("--surfaces", action="store_true",
+                    help="what each surface compiles after the quickstart, over one cold cache")
     args = ap.parse_args(argv)
+    if args.surfaces:
+        res = {game: measure_surfaces(game, Path(args.src)) for game in args.games}
+        Path(args.out).write_text(json.dumps(res, indent=2))
+        print(f"wrote {args.out}")
+        return res
     results = {"python": sys.version.split()[0], "cpus": os.cpu_count(), "num_envs": args.num_envs, "games": {}}
     import numba
 

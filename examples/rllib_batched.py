@@ -44,7 +44,7 @@ import argparse
 import os
 
 from cardgym import GAMES
-from cardgym.wrappers.rllib_tools import ppo_config, start_ppo, add_ppo_arguments, finish_run, ModulePolicy, evaluate_vs_bots, train_loop
+from cardgym.wrappers.rllib_tools import require_rllib, ppo_config, start_ppo, add_ppo_arguments, finish_run, ModulePolicy, evaluate_vs_bots, train_loop
 
 
 def snapshot_callback(every: int):
@@ -103,6 +103,7 @@ def main(argv=None):
     p.add_argument("--seat", default="random", help="the learner's seat, or 'random'")
     add_ppo_arguments(p, envs_per_runner=1024)
     a = p.parse_args(argv)
+    require_rllib()  # a clear "install cardgym[rllib]" instead of a bare ModuleNotFoundError
     if a.seat != "random":
         a.seat = int(a.seat)
     os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")  # spinning OpenMP threads slow a busy machine

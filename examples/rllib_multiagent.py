@@ -28,7 +28,7 @@ import os
 import time
 
 from cardgym import GAMES
-from cardgym.wrappers.rllib_tools import ModulePolicy, evaluate_vs_bots, finish_run, fmt, start_ppo
+from cardgym.wrappers.rllib_tools import require_rllib, ModulePolicy, evaluate_vs_bots, finish_run, fmt, start_ppo
 
 POLICY = "shared"
 
@@ -64,6 +64,7 @@ def main(argv=None):
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--out", default=None, help="write results.json (and an RLlib checkpoint) here")
     a = p.parse_args(argv)
+    require_rllib()  # a clear "install cardgym[rllib]" instead of a bare ModuleNotFoundError
     # torch's spinning OpenMP threads slow a busy machine down (inherited by a local Ray's workers)
     os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 

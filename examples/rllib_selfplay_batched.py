@@ -30,7 +30,7 @@ from __future__ import annotations
 import argparse
 import os
 
-from cardgym.wrappers.rllib_tools import ppo_config, start_ppo, add_ppo_arguments, finish_run, SELFPLAY_ROW, ModulePolicy, evaluate_vs_bots, train_loop
+from cardgym.wrappers.rllib_tools import require_rllib, ppo_config, start_ppo, add_ppo_arguments, finish_run, SELFPLAY_ROW, ModulePolicy, evaluate_vs_bots, train_loop
 
 
 def rule_options(a) -> dict:
@@ -58,6 +58,7 @@ def main(argv=None):
     p.add_argument("--players", type=int, default=2)
     add_ppo_arguments(p, envs_per_runner=512, train_batch_help="env steps (decisions of all seats) per iteration")
     a = p.parse_args(argv)
+    require_rllib()  # a clear "install cardgym[rllib]" instead of a bare ModuleNotFoundError
     os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")  # spinning OpenMP threads slow a busy machine
 
     import ray

@@ -271,8 +271,15 @@ def test_bindings_are_per_bot_and_encoder_and_check_their_indices():
     assert game.compiled(obs=-1).observe is game.compiled(obs=-1).observe_none
     assert game.compiled().bot is game.compiled().bot_any
     # each binding caches under its own names, which start with the game's (tests/test_cache_keys.py)
-    assert one.reset_one.py_func.__qualname__ == "reset_one__skyjo_b1o0"
+    assert one.vec_step.py_func.__qualname__ == "vec_step__skyjo_b1o0"
     assert game.compiled().reset_one.py_func.__qualname__ == "reset_one__skyjo"
+    # ... and takes what its bot / encoder does not change from the smallest binding (core/binder.py):
+    # one compile per game of each bot, encoder and bot-free entry point, whichever surface asks first
+    assert one.reset_one is game.compiled().reset_one is game.compiled(bot=2, obs=0).reset_one
+    assert one.bot is game.compiled(bot=1).bot and one.batch_bot is game.compiled(bot=1).batch_bot
+    assert one.observe is game.compiled(obs=0).observe is game.compiled(bot=2, obs=0).observe
+    assert one.observe_one is game.compiled(obs=0).observe_one
+    assert one.vec_step is not game.compiled(bot=2, obs=0).vec_step  # its loop reaches both
     with pytest.raises(ValueError, match="bot index"):
         game.compiled(bot=len(game.bots))
     with pytest.raises(ValueError, match="flat encoder index"):

@@ -271,7 +271,7 @@ def test_junior_single_and_vector_envs_never_show_a_dead_state():
         acts = np.array([rng.choice(np.flatnonzero(m)) if m.any() else 0 for m in info["action_mask"]])
         _, _, term, trunc, info = v.step(acts)
         ends += int((term | trunc).sum())
-        # next_step autoreset: a finished game's mask is zero until the next step re-deals it live
+        # next_step autoreset: a finished game shows the terminal mask until the next step re-deals it live
         assert (info["action_mask"].any(axis=1) | term | trunc).all()
         assert live.any()
     v2 = cardgym.make_vec("skipbo_junior", 16, autoreset_mode="same_step", **JUNIOR_DEAD)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import struct
 import subprocess
 import sys
 import zipfile
@@ -92,6 +93,17 @@ def _hostile_files(d: Path) -> dict:
         for info in src.infolist():
             dst.writestr(info.filename, src.read(info.filename))
     files["compressed"] = (packed, "is compressed")
+    # one flipped bit inside a weight's bytes: torch.load would read it as another network
+    with zipfile.ZipFile(d / "good.pt") as z:
+        info = max((i for i in z.infolist() if "/data/" in i.filename), key=lambda i: i.file_size)
+    name_len, extra_len = struct.unpack("<HH", raw[info.header_offset + 26: info.header_offset + 30])
+    start = info.header_offset + 30 + name_len + extra_len
+    flipped = bytearray(raw)
+    flipped[start + info.file_size // 2] ^= 0x10
+    put("flipped_bit", f"archive member {info.filename!r} fails its CRC-32 check", raw_bytes=bytes(flipped))
+    # metadata nested deeper than Python's recursion limit (json.loads raised RecursionError)
+    put("deep_meta", "nested too deeply", {**base, "meta_json": '{"a": ' * 100_000 + "1" + "}" * 100_000})
+    put("deep_meta_list", "nested too deeply", {**base, "meta_json": "[" * 100_000 + "]" * 100_000})
     return files
 
 

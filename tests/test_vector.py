@@ -316,5 +316,5 @@ def test_illegal_penalty_assigned_after_construction_is_what_the_step_pays():
     one.illegal_penalty = -2.5
     bad = int(np.argmin(info["action_mask"]))
     assert one.step(bad)[1] == -2.5
-    with pytest.raises(ValueError, match="illegal_penalty must be a number"):
+    with pytest.raises(ValueError, match="illegal_penalty must be a finite real number"):
         one.illegal_penalty = "high"

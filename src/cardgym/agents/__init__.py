@@ -128,6 +128,14 @@ class TorchPolicy:
         self.num_actions = int(net.num_actions)
         self._gen = torch.Generator().manual_seed(int(seed))
 
+    def __reduce__(self):
+        # PolicyNet's class is local to a function (torch is imported lazily), so pickle the weights, the
+        # metadata and the sampling generator's state instead: the copy acts exactly like this policy
+        # (env copies carry their model opponents this way, core/copies.py)
+        state = {k: v.detach().clone() for k, v in self.net.state_dict().items()}
+        return (_policy_from_state, (self.meta, (self.obs_size, self.num_actions, tuple(self.net.hidden)), state,
+                                     self.deterministic, self._gen.get_state()))
+
     def __repr__(self):
         return f"TorchPolicy(game={self.meta.get('game')!r}, hidden={list(self.net.hidden)}, obs={self.obs_size})"
 
@@ -161,6 +169,15 @@ class TorchPolicy:
 CHECKPOINT_STATE = "state.pt"
 
 
+def _policy_from_state(meta, shape, state, deterministic, gen_state) -> "TorchPolicy":
+    """The `TorchPolicy` that ``TorchPolicy.__reduce__`` describes."""
+    net = PolicyNet(*shape[:2], shape[2])
+    net.load_state_dict(state)
+    policy = TorchPolicy(net, meta, deterministic=deterministic)
+    policy._gen.set_state(gen_state)
+    return policy
+
+
 def _bad(path, reason: str) -> ValueError:
     return ValueError(f"not a cardgym model: {path}: {reason}")
 
@@ -169,9 +186,29 @@ def _is_int(x) -> bool:
     return isinstance(x, int) and not isinstance(x, bool)
 
 
+def archive_damage(path) -> str | None:
+    """What is wrong with the zip archive at ``path`` (``torch.save``'s format) as a short reason, or
+    ``None`` when every member reads back with the CRC-32 the archive recorded for it. ``torch.load``
+    never checks those CRCs, so a flipped bit in the weights would otherwise load as another network."""
+    import zipfile
+
+    try:
+        with zipfile.ZipFile(path) as z:
+            for info in z.infolist():
+                if info.compress_type != zipfile.ZIP_STORED:
+                    return f"archive member {info.filename!r} is compressed (torch.save never compresses)"
+            bad = z.testzip()  # reads every member and compares its CRC-32
+    except (zipfile.BadZipFile, OSError, ValueError, EOFError, NotImplementedError) as exc:
+        return f"not a readable torch.save archive ({type(exc).__name__}: {exc})"
+    if bad is not None:
+        return f"archive member {bad!r} fails its CRC-32 check (the file is damaged)"
+    return None
+
+
 def _check_zip(path: Path, size: int):
-    """torch.save writes an uncompressed zip archive: refuse anything else, and any archive whose
-    members claim more bytes than the file holds, before torch reads a byte of it."""
+    """torch.save writes an uncompressed zip archive: refuse anything else, any archive whose members
+    claim more bytes than the file holds, and any member whose bytes fail their CRC-32, before torch
+    reads a byte of it."""
     import zipfile
 
     try:
@@ -181,13 +218,12 @@ def _check_zip(path: Path, size: int):
         raise _bad(path, f"not a torch.save archive ({type(exc).__name__}: {exc})") from None
     if not infos:
         raise _bad(path, "an empty zip archive")
-    claimed = 0
-    for info in infos:
-        if info.compress_type != zipfile.ZIP_STORED:
-            raise _bad(path, f"archive member {info.filename!r} is compressed (torch.save never compresses)")
-        claimed += info.file_size
+    claimed = sum(info.file_size for info in infos)
     if claimed > size:
         raise _bad(path, f"its archive members claim {claimed} bytes but the file holds {size}")
+    damage = archive_damage(path)
+    if damage is not None:
+        raise _bad(path, damage)
 
 
 def _expected_shapes(obs_size: int, num_actions: int, hidden) -> dict:
@@ -246,6 +282,8 @@ def read_model_file(path) -> tuple:
         meta = json.loads(data["meta_json"])
     except ValueError as exc:
         raise _bad(path, f"meta_json is not JSON ({exc})") from None
+    except RecursionError:
+        raise _bad(path, "meta_json is nested too deeply to be a model's metadata") from None
     if not isinstance(meta, dict):
         raise _bad(path, "the metadata is not a JSON object")
     for key in ("obs_size", "num_actions"):

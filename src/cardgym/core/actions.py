@@ -15,6 +15,32 @@ from __future__ import annotations
 import numpy as np
 
 
+#: the one action marked legal in the mask a finished episode returns from the Gymnasium and vector envs
+#: (their terminal-step ``info["action_mask"]`` / ``action_masks()``): Gymnasium's next-step autoreset
+#: asks for one more action before it resets, and common sampling code (``rng.choice(np.flatnonzero(mask))``,
+#: ``action_space.sample(mask=...)``, masked softmax) needs a non-empty mask to give one. The step that
+#: resets ignores it (docs/api.md, "Masks at the end of an episode"). The AEC env keeps PettingZoo's
+#: convention (all zeros; a finished agent steps ``None``).
+TERMINAL_ACTION = 0
+
+
+def terminal_mask(mask) -> None:
+    """Write the mask of a finished episode into ``mask`` (a row, or rows ``(k, num_actions)``):
+    `TERMINAL_ACTION` alone."""
+    mask[..., :] = 0
+    mask[..., TERMINAL_ACTION] = 1
+
+
+def bot_choice(game, bot: str, states, params, masks) -> int:
+    """The named bot's action for the seat to act in the one record of ``states`` (``masks`` its mask as
+    one row, ``(1, num_actions)``). Through ``batch_bot`` of the bot's own binding, the call the episode
+    driver makes: the AEC env, the single-agent env, ``cardgym play`` and the trainer share one compiled
+    bot (`cardgym.core.binder`)."""
+    out = np.zeros(1, np.int64)
+    game.compiled(bot=game.bot_index(bot)).batch_bot(states, params, masks, 0, out)
+    return int(out[0])
+
+
 class ActionTypeError(TypeError, ValueError):
     """An action of the wrong type (a ``TypeError``; also a ``ValueError`` for callers that caught the
     ``ValueError`` these layers raised before)."""

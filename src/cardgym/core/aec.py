@@ -1,78 +1,43 @@
-"""The PettingZoo AEC environment, written once for every game."""
+"""The PettingZoo AEC environment, written once for every game.
+
+The concerns around it live in their own modules: the classic wrappers in `cardgym.core.aec_wrappers`,
+parsing and checking a saved state in `cardgym.core.state_io`, seeds and reset options in
+`cardgym.core.resets`, rendering in `cardgym.core.frames`, copies in `cardgym.core.copies`.
+"""
 
 from __future__ import annotations
 
 import copy
-import math
 import warnings
 
 import numpy as np
 from gymnasium import spaces
-from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
-from pettingzoo.utils import wrappers
-from pettingzoo.utils.env_logger import EnvLogger
 
-from . import plugins
-from .actions import check_action
+from .actions import bot_choice, check_action
+from .aec_wrappers import AssertOutOfBoundsWrapper, OrderEnforcingWrapper, TerminateIllegalWrapper
+from .copies import CopiesThroughState
 from .fastcall import entry
+from .frames import render_frame
 from .game import RUNNING, TRUNCATED, DictEncoder, GameSpec
-from .records import check_state_header, load_record, record_to_dict, state_header
+from .records import record_to_dict, state_header
+from .resets import RESET_OPTIONS, check_seed, entropy_seed, parse_reset_options, reset_seed
+from .state_io import parse_aec_state
 
-RESET_OPTIONS = ("deck",)
+__all__ = ["CardGameAEC", "wrap_classic", "aec_metadata",
+           # defined in the modules of their concern, importable from here as before
+           "AssertOutOfBoundsWrapper", "OrderEnforcingWrapper", "TerminateIllegalWrapper", "render_frame",
+           "RESET_OPTIONS", "check_seed", "entropy_seed", "parse_reset_options", "reset_seed"]
 
-
-def entropy_seed() -> int:
-    """A fresh seed from the operating system, for the first seedless reset."""
-    return int(np.random.SeedSequence().entropy % (2**63))
-
-
-def check_seed(seed) -> int:
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise ValueError(f"seed must be a non-negative integer or None, got {seed!r}")
-    return int(seed) % (2**63)
-
-
-def reset_seed(seed, started: bool, c, states) -> int:
-    """The seed of a one-game reset: ``seed`` checked if given; else, after the first reset, a seed
-    drawn from the game's own generator (``c.seedless``), and the first time a fresh OS seed."""
-    if seed is not None:
-        return check_seed(seed)
-    if started:
-        return int(c.seedless(states, 0))
-    return entropy_seed()
-
-
-def parse_reset_options(game: GameSpec, options, who: str):
-    """The stacked deck from ``reset(options=...)`` (or an empty one). Unknown keys warn."""
-    if options is None:
-        return np.empty(0, np.int8)
-    if not isinstance(options, dict):
-        raise ValueError(f"{who}.reset(options=...) must be a dict, got {type(options).__name__}")
-    unknown = sorted(set(options) - set(RESET_OPTIONS))
-    if unknown:
-        warnings.warn(
-            f"{who}.reset ignores unknown option(s) {unknown}; known options: {list(RESET_OPTIONS)}",
-            stacklevel=3,
-        )
-    if options.get("deck") is None:
-        return np.empty(0, np.int8)
-    return game.check_deck(options["deck"])
-
-
-def _finite(v) -> bool:
-    try:
-        return math.isfinite(float(v))
-    except OverflowError:  # an int too large for a float
-        return False
-
-
-class CardGameAEC(AECEnv, EzPickle):
+class CardGameAEC(CopiesThroughState, AECEnv):
     """PettingZoo AEC environment for one cardgym game (set by the subclass's ``game``).
 
     Observations are ``{"observation": <encoder output>, "action_mask": int8[num_actions]}``; the mask
     is all zeros for every agent but the one to act. ``step`` raises ``ValueError`` on an illegal
     action (``env()`` wraps this class in PettingZoo's TerminateIllegalWrapper instead).
+
+    ``copy.deepcopy``, ``pickle`` and cloudpickle copy the game in progress (`cardgym.core.copies`:
+    the copy is built from the same arguments and loads this env's `state_dict`).
     """
 
     game: GameSpec = None  # type: ignore[assignment]
@@ -80,7 +45,6 @@ class CardGameAEC(AECEnv, EzPickle):
                 "render_fps": 1}
 
     def __init__(self, render_mode: str | None = None, observation: str = "vector", **options):
-        EzPickle.__init__(self, render_mode=render_mode, observation=observation, **options)
         super().__init__()
         game = self.game
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
@@ -206,8 +170,7 @@ class CardGameAEC(AECEnv, EzPickle):
             raise RuntimeError(f"{self.game.env_name}: bot_action() needs a running episode; call reset()")
         if not self._mask.any():
             raise RuntimeError(f"{self.game.env_name}: {self.agent_selection} has no decision to make")
-        c = self.game.compiled(bot=self.game.bot_index(bot), obs=self._which_obs)  # compiles only that bot
-        return int(c.bot_one(self._states, 0, self._params, self._mask, 0))
+        return bot_choice(self.game, bot, self._states, self._params, self._mask[None, :])
 
     def action_mask(self) -> np.ndarray:
         """The int8 legal-action mask of the agent to act (a copy)."""
@@ -346,70 +309,22 @@ class CardGameAEC(AECEnv, EzPickle):
 
     def _parse_state_dict(self, data) -> tuple:
         """(record array, bookkeeping) of a state dict, or ``ValueError``; changes nothing."""
-        game = self.game
-        check_state_header(game, self.rules, data, game.env_name)
-        keys = ("record", "agents", "agent_selection", "rewards", "cumulative_rewards", "terminations",
-                "truncations", "infos")
-        missing = [k for k in keys if k not in data]
-        if missing:
-            raise ValueError(f"state_dict misses {missing}")
-        arr = load_record(game, self.rules, data["record"])
-        rec = arr[0]
-        possible = self.possible_agents
-        agents = data["agents"]
-        if not isinstance(agents, list) or agents != [a for a in possible if a in agents]:
-            raise ValueError(f"state_dict agents {agents!r} must be distinct agents of {possible}, in seat order")
-        book = {"agents": list(agents)}
-        for key, kind in (("rewards", "number"), ("cumulative_rewards", "number"), ("terminations", "bool"),
-                          ("truncations", "bool"), ("infos", "dict")):
-            value = data[key]
-            if not isinstance(value, dict) or set(value) != set(agents):
-                raise ValueError(f"state_dict {key} must be a dict over the agents {agents}, got {value!r}")
-            for a, v in value.items():
-                ok = (isinstance(v, bool) if kind == "bool" else isinstance(v, dict) if kind == "dict" else
-                      isinstance(v, (int, float)) and not isinstance(v, bool) and _finite(v))
-                if not ok:
-                    raise ValueError(f"state_dict {key}[{a!r}]={v!r} must be a {'finite ' * (kind == 'number')}{kind}")
-            book[key] = copy.deepcopy(value) if kind == "dict" else {a: value[a] for a in agents}
-        sel = data["agent_selection"]
-        if sel not in possible or (agents and sel not in agents):
-            raise ValueError(f"state_dict agent_selection {sel!r} is not one of the agents {agents or possible}")
-        skip = data.get("skip_agent_selection")
-        if skip is not None and skip not in possible:
-            raise ValueError(f"state_dict skip_agent_selection {skip!r} is not one of {possible}")
-        book["agent_selection"], book["skip_agent_selection"] = sel, skip
-        status, cur = int(rec["status"]), int(rec["current"])
-        term, trunc, rew = book["terminations"], book["truncations"], book["rewards"]
-        ended_by_wrapper = status == RUNNING and all(term[a] and trunc[a] for a in agents)
-        if status == RUNNING and not ended_by_wrapper:
-            # a game in progress: nobody is done, nobody has left, the seat to act is selected
-            if agents != possible or any(term.values()) or any(trunc.values()) or skip is not None:
-                raise ValueError(
-                    f"state_dict bookkeeping of a running game must list every agent {possible} as neither "
-                    f"terminated nor truncated (got agents {agents}, terminations {term}, truncations {trunc})"
-                )
-            if sel != possible[cur]:
-                raise ValueError(
-                    f"state_dict agent_selection {sel!r} is not the seat to act, {possible[cur]!r} "
-                    f"(record current={cur})"
-                )
-        elif status != RUNNING:
-            want_term = status != TRUNCATED
-            if any(term[a] != want_term or trunc[a] == want_term for a in agents):
-                raise ValueError(
-                    f"state_dict terminations {term} / truncations {trunc} disagree with the record's "
-                    f"status={status} ({'terminated' if want_term else 'truncated'}: every agent is)"
-                )
-        if not ended_by_wrapper and any(rew.values()):
-            paid = {a: float(rec["reward"][self._index[a]]) for a in agents}
-            if any(float(rew[a]) != paid[a] for a in agents):
-                raise ValueError(
-                    f"state_dict rewards {rew} are neither zero nor the rewards of the record's last action {paid}"
-                )
-        return arr, book
+        return parse_aec_state(self, data)
+
+    # ------------------------------------------------------------------ copies (core/copies.py)
+    def _init_kwargs(self) -> dict:
+        return {"render_mode": self.render_mode, "observation": self._observation, **self._options}
+
+    def _snapshot(self):
+        return self.state_dict() if self._started else None
+
+    def _restore(self, snapshot) -> None:
+        if snapshot is not None:
+            self.load_state_dict(snapshot)
 
     def clone(self):
-        """An independent copy that continues exactly like this environment."""
+        """An independent copy that continues exactly like this environment (what ``copy.deepcopy``
+        gives, without the state's checks: the record is copied as it is)."""
         other = self.__class__(render_mode=self.render_mode, observation=self._observation, **self._options)
         if self._started:
             other._states[:] = self._states
@@ -443,113 +358,6 @@ class CardGameAEC(AECEnv, EzPickle):
         pass
 
 
-#: the AEC bookkeeping that the loop reads on every decision
-_BOOKKEEPING = (
-    "agents", "agent_selection", "rewards", "terminations", "truncations", "infos", "_cumulative_rewards",
-    "possible_agents",
-)
-#: what OrderEnforcingWrapper refuses to show before reset()
-_BEFORE_RESET = {"agents", "agent_selection", "rewards", "terminations", "truncations", "infos"}
-
-
-def _direct(name: str):
-    def get(self):
-        if self._check_reset and not self._has_reset and name in _BEFORE_RESET:
-            raise AttributeError(f"{name} cannot be accessed before reset")
-        return getattr(self._raw, name)
-
-    def put(self, value):
-        setattr(self._raw, name, value)
-
-    return property(get, put, doc=f"The raw environment's ``{name}``.")
-
-
-class _DirectBookkeeping:
-    """Reads the AEC bookkeeping straight from the raw env.
-
-    PettingZoo's wrappers forward attributes through ``BaseWrapper.__getattr__``, one failed lookup per
-    layer, which costs more than a whole compiled game step. The values are the raw env's either way;
-    these classes only remove the detour (and keep OrderEnforcing's before-reset errors).
-    """
-
-    _check_reset = False
-
-    def __init__(self, env, *args, **kwargs):
-        super().__init__(env, *args, **kwargs)
-        self._raw = env.unwrapped
-
-
-for _name in _BOOKKEEPING:
-    setattr(_DirectBookkeeping, _name, _direct(_name))
-
-
-class TerminateIllegalWrapper(_DirectBookkeeping, wrappers.TerminateIllegalWrapper):
-    """PettingZoo's TerminateIllegalWrapper with direct bookkeeping reads (``observe`` and ``step`` are
-    PettingZoo 1.27's, line for line, reading the raw env's attributes directly)."""
-
-    def observe(self, agent):
-        obs = self.env.observe(agent)
-        raw = self._raw
-        if agent == raw.agent_selection:
-            self._prev_obs = obs
-            self._prev_info = raw.infos.get(agent, {})
-        return obs
-
-    def step(self, action):
-        raw = self._raw
-        current_agent = raw.agent_selection
-        if self._prev_obs is None:
-            self.observe(current_agent)
-        mask = self._prev_obs["action_mask"]
-        self._prev_obs = None
-        self._prev_info = None
-        dead = raw.terminations[current_agent] or raw.truncations[current_agent]
-        if self._terminated and dead:
-            raw._was_dead_step(action)
-        elif not dead and not mask[action]:
-            EnvLogger.warn_on_illegal_move()
-            raw._cumulative_rewards[current_agent] = 0
-            raw.terminations = dict.fromkeys(raw.agents, True)
-            raw.truncations = dict.fromkeys(raw.agents, True)
-            raw.rewards = dict.fromkeys(raw.truncations, 0)
-            raw.rewards[current_agent] = float(self._illegal_value)
-            raw._accumulate_rewards()
-            raw._deads_step_first()
-            self._terminated = True
-        else:
-            self.env.step(action)
-
-
-class AssertOutOfBoundsWrapper(_DirectBookkeeping, wrappers.AssertOutOfBoundsWrapper):
-    """PettingZoo's AssertOutOfBoundsWrapper with direct bookkeeping reads, and the common case (a
-    Python int inside the Discrete range) checked without ``Discrete.contains``."""
-
-    def step(self, action):
-        if type(action) is int and 0 <= action < self._raw.game.num_actions:
-            self.env.step(action)
-        elif action is None and (
-            self._raw.terminations[self._raw.agent_selection] or self._raw.truncations[self._raw.agent_selection]
-        ):  # PettingZoo's dead-agent step
-            self.env.step(action)
-        else:  # the one action rule of every layer (numpy integers of any width; no bools/floats/str)
-            self.env.step(check_action(action, self._raw.game.num_actions))
-
-
-class OrderEnforcingWrapper(_DirectBookkeeping, wrappers.OrderEnforcingWrapper):
-    """PettingZoo's OrderEnforcingWrapper with direct bookkeeping reads."""
-
-    _check_reset = True
-
-    def last(self, observe: bool = True):
-        """``AECEnv.last`` reading the raw env's bookkeeping directly."""
-        if not self._has_reset:
-            EnvLogger.error_observe_before_reset()
-        raw = self._raw
-        agent = raw.agent_selection
-        obs = self.env.observe(agent) if observe else None
-        return obs, raw._cumulative_rewards[agent], raw.terminations[agent], raw.truncations[agent], raw.infos[agent]
-
-
 def wrap_classic(raw: CardGameAEC):
     """PettingZoo's classic wrapper stack (an illegal move ends the game with -1 for the offender),
     in the subclasses above that read the bookkeeping directly."""
@@ -562,14 +370,3 @@ def wrap_classic(raw: CardGameAEC):
 def aec_metadata(game: GameSpec) -> dict:
     return {"render_modes": ["ansi", "human", "rgb_array"], "name": game.env_name, "is_parallelizable": False,
             "render_fps": 1}
-
-
-def render_frame(game: GameSpec, mode: str, record, rules, viewer=None):
-    """The table in ``mode``: ``"ansi"`` text (returned), ``"human"`` (printed), ``"rgb_array"`` picture."""
-    if mode == "rgb_array":
-        return plugins.get("rgb_array")(game, record, rules, viewer=viewer)  # cardgym.render, plugged in
-    text = game.render_ansi(record, rules)
-    if mode == "ansi":
-        return text
-    print(text)
-    return None

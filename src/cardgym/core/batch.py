@@ -8,6 +8,7 @@ bound template, so that numba's on-disk cache can name their classes.
 
 from __future__ import annotations
 
+import math
 from typing import NamedTuple
 
 import numpy as np
@@ -63,11 +64,16 @@ def setup(seat_choice, which_bot, which_obs, same_step, penalty) -> Setup:
 
 
 def check_penalty(value) -> float:
-    """``illegal_penalty`` as a float, or ``ValueError`` naming what was given."""
+    """``illegal_penalty`` as a float: a finite real number (a Python or numpy int or float; not a
+    bool, a string, NaN or an infinity, which would reach training as rewards), else ``ValueError``."""
+    real = isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, (bool, np.bool_))
     try:
-        return float(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"illegal_penalty must be a number, got {value!r}") from None
+        ok = real and math.isfinite(float(value))
+    except OverflowError:  # an int too large for a float
+        ok = False
+    if not ok:
+        raise ValueError(f"illegal_penalty must be a finite real number, got {value!r} ({type(value).__name__})")
+    return float(value)
 
 
 def _get_penalty(env) -> float:

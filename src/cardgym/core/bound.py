@@ -1,7 +1,7 @@
 """The game-independent compiled loops, and every entry point the Python layers call.
 
 This file is written once for all games and is a template: `cardgym.core.game.GameSpec.compiled`
-loads it once per game as its own module (``cardgym.games.<game>._bound``) and sets the game's kernels
+(the binder, `cardgym.core.binder`) loads it once per game as its own module (``cardgym.games.<game>._bound``) and sets the game's kernels
 as the module globals below before anything compiles. numba binds globals at compile time, so the
 loops call the game's kernels directly, calls from Python pass only arrays and numbers (cheap to
 type), and every function caches on disk (each game's record dtype gives it its own cache entries).
@@ -28,6 +28,7 @@ from __future__ import annotations
 import numpy as np
 from numba import prange
 
+from cardgym.core.actions import TERMINAL_ACTION
 from cardgym.core.fastcall import tagged_jit
 from cardgym.core.rng import bot_below, next_seed
 from cardgym.core.status import RUNNING
@@ -276,6 +277,7 @@ def step_env(b, i, params, setup):
         else:
             b.needs_reset[i] = True
             mask[:] = 0
+            mask[TERMINAL_ACTION] = 1  # the terminal mask (core/actions.py): the reset step ignores it
     return total
 
 

@@ -9,6 +9,13 @@ from typing import Any, Iterable
 import numpy as np
 
 
+class UnknownOptionError(TypeError, ValueError):
+    """An unknown keyword option: a ``TypeError`` worded as Python words an unexpected keyword argument
+    (``got an unexpected keyword argument 'frameskip'``), so wrappers that probe keywords and retry
+    without them (TorchRL's ``GymEnv`` passes ``frameskip=``) work, and a ``ValueError`` listing the
+    allowed options, as every other bad option is."""
+
+
 class Rules:
     """Base for a game's frozen ``Rules`` dataclass.
 
@@ -41,8 +48,9 @@ class Rules:
         names = [f.name for f in dataclasses.fields(cls)]
         unknown = sorted(set(options) - set(names))
         if unknown:
-            raise ValueError(
-                f"unknown option(s) {unknown} for {spec.name}; allowed options: {sorted(names)}"
+            raise UnknownOptionError(
+                f"{spec.name}: got an unexpected keyword argument {unknown[0]!r} (unknown option(s) {unknown} "
+                f"for {spec.name}; allowed options: {sorted(names)})"
             )
         return cls(**options)
 

@@ -11,16 +11,19 @@ import numpy as np
 import gymnasium as gym
 from gymnasium import spaces
 
-from .actions import check_action
-from .aec import parse_reset_options, render_frame, reset_seed
+from .actions import bot_choice, check_action, terminal_mask
+from .frames import render_frame
+from .resets import parse_reset_options, reset_seed
+from .state_io import parse_single_state
 from .batch import check_penalty, illegal_penalty, new_batch, setup
+from .copies import CopiesThroughState
 from .episodes import EXTERNAL, EpisodeDriver
 from .fastcall import entry
 from .game import RUNNING, DictEncoder, GameSpec
 from .opponents import check_learner_can_act, resolve_opponent, resolve_seat
 
 
-class CardGameEnv(gym.Env):
+class CardGameEnv(CopiesThroughState, gym.Env):
     """Gymnasium env for one cardgym game (set by the subclass's ``game``).
 
     Args:
@@ -30,6 +33,9 @@ class CardGameEnv(gym.Env):
         observation: encoder name (``"vector"`` default, ``"dict"``).
         illegal_penalty: reward of an illegal action, which also terminates the episode.
         **options: the game's rule options.
+
+    ``copy.deepcopy``, ``pickle`` and cloudpickle copy the episode in progress (`cardgym.core.copies`);
+    ``clone()`` is ``copy.deepcopy``.
     """
 
     game: GameSpec = None  # type: ignore[assignment]
@@ -54,6 +60,7 @@ class CardGameEnv(gym.Env):
         self.render_mode = render_mode
         self.rules = game.make_rules(**options)
         self._params = self.rules.params()
+        self._options, self._observation_name = dict(options), observation
         n = self.rules.num_players
         self._seat_choice = resolve_seat(seat, n)
         check_learner_can_act(self.rules, self._seat_choice)
@@ -120,8 +127,7 @@ class CardGameEnv(gym.Env):
         """The action the named bot would take in the learner's place (e.g. a baseline to compare)."""
         if not self._started or self._done:
             raise RuntimeError("bot_action() needs a running episode; call reset()")
-        c = self.game.compiled(bot=self.game.bot_index(bot), obs=self._which_obs)
-        return int(c.bot_one(self._states, 0, self._params, self._masks[0], 0))
+        return bot_choice(self.game, bot, self._states, self._params, self._masks)
 
     # ------------------------------------------------------------------ API
     def reset(self, *, seed: int | None = None, options: dict | None = None):
@@ -208,8 +214,8 @@ class CardGameEnv(gym.Env):
         terminated, truncated = status == 1, status == 2
         self._done = terminated or truncated
         if self._done:
-            # keep the final mask honest: nothing is legal any more
-            self._masks[0, :] = 0
+            # the terminal mask (core/actions.py): only TERMINAL_ACTION, a placeholder nothing plays
+            terminal_mask(self._masks[0])
         if self.render_mode == "human":
             self.render()
         return self._observation(self.seat), reward, terminated, truncated, self._info()
@@ -239,26 +245,8 @@ class CardGameEnv(gym.Env):
         episode that is not ``done`` must be at the learner's decision. The mask and the observation
         are recomputed from the record. See docs/api.md, "Saved states".
         """
-        from .records import check_saved_flag, check_saved_seat, check_state_header, load_record
-
-        check_state_header(self.game, self.rules, data, self.game.gym_id)
-        missing = [k for k in ("record", "seat", "done") if k not in data]
-        if missing:
-            raise ValueError(f"state_dict misses {missing}")
-        arr = load_record(self.game, self.rules, data["record"])
-        seat, done = data["seat"], data["done"]
-        n = self.rules.num_players
-        check_saved_seat("seat", seat, n, self._seat_choice)
-        check_saved_flag("done", done)
-        rec = arr[0]
-        running = int(rec["status"]) == RUNNING
-        if not running and not done:
-            raise ValueError(f"state_dict done=False but the record's game is over (status={int(rec['status'])})")
-        if running and not done and int(rec["current"]) != seat:
-            raise ValueError(
-                f"state_dict record current={int(rec['current'])} is not the learner's seat {seat}: a running "
-                "single-agent episode waits at the learner's decision"
-            )
+        arr, seat, done = parse_single_state(self, data)
+        running = int(arr[0]["status"]) == RUNNING
         self._states[:] = arr
         self.seat = seat
         self._seats[0] = seat  # the compiled step's learner seat
@@ -271,10 +259,30 @@ class CardGameEnv(gym.Env):
         if running:
             self._c.legal_one(self._states, 0, self._params, self._masks[0])
         else:
-            self._masks[0, :] = 0
+            terminal_mask(self._masks[0])
         if self._flat:
             self._c.observe_one(self._states, 0, self._params, seat, self._obs[0], self._which_obs)
         self._started = True
+
+    # ------------------------------------------------------------------ copies (core/copies.py)
+    def _init_kwargs(self) -> dict:
+        opponent = list(self.game.bots)[self._which_bot] if self._policy is None else self._policy
+        seat = "random" if self._seat_choice < 0 else self._seat_choice
+        return {"opponent": opponent, "seat": seat, "observation": self._observation_name,
+                "render_mode": self.render_mode, "illegal_penalty": self.illegal_penalty, **self._options}
+
+    def _python_parts(self):
+        return () if self._policy is None else (("opponent", self._policy),)
+
+    def _snapshot(self):
+        return {"state": self.state_dict() if self._started else None, "decisions": self.decisions,
+                "np_random": (self._np_random, self._np_random_seed)}
+
+    def _restore(self, snapshot) -> None:
+        if snapshot["state"] is not None:
+            self.load_state_dict(snapshot["state"])
+        self.decisions = snapshot["decisions"]
+        self._np_random, self._np_random_seed = snapshot["np_random"]
 
     def render(self):
         if self.render_mode is None:

@@ -9,23 +9,27 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from .actions import check_actions
-from .aec import check_seed, entropy_seed
+from .actions import check_actions, terminal_mask
 from .batch import check_penalty, illegal_penalty, new_batch, setup
-from .episodes import EXTERNAL, EpisodeDriver
-from .fastcall import entry
+from .copies import CopiesThroughState
+from .episodes import EXTERNAL
+from .vector_engines import PARALLEL_MIN_ENVS, CompiledEngine, DriverEngine  # noqa: F401 (re-exported)
 from .game import DictEncoder, GameSpec
 from .opponents import check_learner_can_act, is_bot_name, resolve_opponent, resolve_seat
+from .resets import check_seed, entropy_seed
+from .state_io import check_vector_copy, parse_vector_state
 
 _MODES = {"next_step": AutoresetMode.NEXT_STEP, "same_step": AutoresetMode.SAME_STEP}
 
 
-#: batches at least this large are stepped on all of numba's threads (``numba.set_num_threads`` limits
-#: them); smaller ones in one thread, where starting the threads would cost more than it saves
-PARALLEL_MIN_ENVS = 256
+#: the largest batch: 2**18 = 262,144 games. Throughput stops growing near 4096 envs (docs/benchmarks.md),
+#: and a batch costs 2.7-8.4 kB per env (records, observations, masks: Skyjo 808-byte records and 470
+#: floats of observation, Skip-Bo 5.7 kB records), so 2**18 Skip-Bo envs already take 2.2 GB; beyond it a
+#: typo (``10**9``) would try to allocate terabytes (or overflow) instead of failing at once
+MAX_NUM_ENVS = 2**18
 
 
-class CardGameVectorEnv(VectorEnv):
+class CardGameVectorEnv(CopiesThroughState, VectorEnv):
     """``num_envs`` single-agent games of one cardgym game, stepped together.
 
     Each ``step(actions)`` applies every learner action, lets the compiled bots play every other
@@ -61,6 +65,9 @@ class CardGameVectorEnv(VectorEnv):
 
     With opponents driven from Python, ``seat_rewards`` (float32 ``(num_envs, max_players)``) holds
     every seat's reward of the last ``step()`` (before an autoreset of ``"same_step"``).
+
+    ``copy.deepcopy``, ``pickle`` and cloudpickle copy the batch in progress (`cardgym.core.copies`);
+    ``clone()`` is ``copy.deepcopy``.
     """
 
     illegal_penalty = illegal_penalty  # held in the compiled step's Setup (core/batch.py)
@@ -78,8 +85,9 @@ class CardGameVectorEnv(VectorEnv):
         new_episode=None,
         **options,
     ):
-        if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
-            raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
+        if (isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer))
+                or not 1 <= num_envs <= MAX_NUM_ENVS):
+            raise ValueError(f"num_envs must be an integer in 1..{MAX_NUM_ENVS:,} (MAX_NUM_ENVS), got {num_envs!r}")
         if new_episode is not None and not callable(new_episode):
             raise ValueError(f"new_episode must be None or a callable (env_indices) -> (seeds, seats, opponents), "
                              f"got {new_episode!r}")
@@ -92,6 +100,7 @@ class CardGameVectorEnv(VectorEnv):
         self._opponents = [self._resolve(game, o, options, observation)
                            for o in (opponent if several else [opponent])] if self._python else []
         self._new_episode = new_episode
+        self._options, self._autoreset_mode = dict(options), autoreset_mode
         if autoreset_mode not in _MODES:
             raise ValueError(f"autoreset_mode must be one of {sorted(_MODES)}, got {autoreset_mode!r}")
         self.game = game
@@ -128,7 +137,6 @@ class CardGameVectorEnv(VectorEnv):
         self._setup = setup(
             self._seat_choice, self._which_bot, self._which_obs, self._same_step, penalty
         )
-        self._f_step = None  # the compiled step, resolved on the first step (see _compiled_step)
         self._all = np.ones(n, np.bool_)
         self._ar = np.arange(n, dtype=np.int64)
         # one step/reset at a time: the batch arrays are shared, a second thread would interleave
@@ -136,11 +144,12 @@ class CardGameVectorEnv(VectorEnv):
         self._started = False
         self.decisions = 0  # every seat's decisions taken so far (benchmarks read it)
         self.seat_rewards = None
+        # the engine that plays the opponents (core/vector_engines.py); its records, masks and seats are
+        # the env's
+        self._engine = (DriverEngine(self, observation) if self._python else CompiledEngine(self))
+        self._driver = self._engine.driver
+        self._states, self._masks, self._seats = self._engine.states, self._engine.masks, self._engine.seats
         if self._python:
-            self._driver = EpisodeDriver(game, self.rules, n, observation, compiled=self._c)
-            for o in self._opponents:
-                self._driver.add_player(o)
-            self._states, self._masks, self._seats = self._driver.states, self._driver.masks, self._driver.seats
             self.seat_rewards = np.zeros((n, game.max_players), np.float32)
 
     @staticmethod
@@ -219,15 +228,9 @@ class CardGameVectorEnv(VectorEnv):
             raise ValueError(f"the vector env takes no reset options (got {sorted(options)}); stacked decks "
                              f"are for the single environments")
         seeds = self._seeds(seed) if self._new_episode is None else None
-        if self._python:
-            self._started = True
-            self._policy_start(np.arange(self.num_envs), seeds)
-            self._needs_reset[:] = False
-            return self._out(self._obs), self._info()
-        no_deck = np.empty(0, np.int8)
-        self.decisions += self._c.vec_reset(self._batch, self._params, seeds, no_deck, 0, self._setup)
-        self._needs_reset[:] = False
         self._started = True
+        self._engine.reset(seeds)
+        self._needs_reset[:] = False
         return self._out(self._obs), self._info()
 
     def _info(self):
@@ -250,10 +253,7 @@ class CardGameVectorEnv(VectorEnv):
         if not self._started:
             raise RuntimeError("step() called before reset()")
         check_actions(actions, self.num_envs, self._masks.shape[1], self._acts)
-        if self._python:
-            self._policy_step()
-        else:
-            self._compiled_step()
+        self._engine.step()
         info = self._info()
         if self._illegal.any():
             info["illegal_action"] = self._illegal.astype(bool)
@@ -267,101 +267,6 @@ class CardGameVectorEnv(VectorEnv):
             self._out(self._obs), self._out(self._rew), self._out(self._term), self._out(self._trunc), info,
         )
 
-    def _compiled_step(self):
-        if self._f_step is None:  # resolved once for these argument types (a namedtuple is slow to type)
-            step = self._c.vec_step_parallel if self.num_envs >= PARALLEL_MIN_ENVS else self._c.vec_step
-            self._f_step = entry(step, self._batch, self._params, self._setup)
-        self.decisions += self._f_step(self._batch, self._params, self._setup)
-
-    # ---------------------------------------- opponents driven from Python (`EpisodeDriver`)
-    def _draw(self, idx):
-        """``(seeds, seats, opponents)`` of the new episodes of envs ``idx`` from ``new_episode``, checked."""
-        out = self._new_episode(idx.copy())
-        try:
-            seeds, seats, players = (np.asarray(a) for a in out)
-        except (TypeError, ValueError):
-            raise ValueError(f"new_episode must return (seeds, seats, opponents), got {out!r}") from None
-        n, k = self.rules.num_players, idx.size
-        for name, a, lo, hi in (("seeds", seeds, 0, 2**63 - 1), ("seats", seats, -1, n - 1),
-                                ("opponents", players, 0, len(self._opponents) - 1)):
-            if a.shape != (k,) or a.dtype.kind not in "iu" or (k and (a.min() < lo or a.max() > hi)):
-                raise ValueError(f"new_episode returned {name}={a!r}; expected {k} integers in {lo}..{hi}")
-        return seeds.astype(np.int64), seats.astype(np.int64), players.astype(np.int64)
-
-    def _policy_start(self, idx, seeds):
-        """Start episodes in envs ``idx`` through the episode driver: reset (``seeds``, or those of
-        ``new_episode``), learner seats, opponents up to the learner's first decision, re-deals."""
-        drv = self._driver
-        d0 = drv.decisions
-        if self._new_episode is not None:
-            seeds, seats, players = self._draw(idx)
-            drv.start(idx, seeds, seats, players, redeal=self._draw)
-        else:
-            seats = np.full(idx.size, self._seat_choice, np.int64)
-            drv.start(idx, seeds, seats, idx % len(self._opponents))
-        self.decisions += drv.decisions - d0
-        self._rew[idx] = drv.rewards[idx, self._seats[idx]]
-        drv.rewards[idx] = 0
-        self._obs[idx] = drv.observe(idx, self._seats[idx])
-        self._term[idx] = False
-        self._trunc[idx] = False
-
-    def _seedless(self, idx):
-        if self._new_episode is not None:
-            return None
-        return np.array([self._c.seedless(self._states, int(i)) for i in idx], np.int64)
-
-    def _policy_step(self):
-        drv, n, ar = self._driver, self.num_envs, self._ar
-        self._illegal[:] = 0
-        restart = np.flatnonzero(self._needs_reset)
-        if restart.size:
-            self._policy_start(restart, self._seedless(restart))
-            self._needs_reset[restart] = False
-        acts = self._acts
-        inside = (acts >= 0) & (acts < self._masks.shape[1])
-        legal = inside & (self._masks[ar, np.where(inside, acts, 0)] != 0)
-        busy = np.zeros(n, np.bool_)
-        busy[restart] = True
-        bad = ~busy & ~legal
-        every = not restart.size and not bad.any()  # the common case: every game steps
-        go = ar if every else np.flatnonzero(~busy & legal)
-        drv.rewards[:] = 0
-        d0 = drv.decisions
-        drv.apply(go, acts[go])
-        drv.play()
-        self.decisions += drv.decisions - d0
-        status = self._states["status"]
-        self.seat_rewards[:] = drv.rewards
-        if every:
-            self._rew[:] = drv.rewards[ar, self._seats]
-            np.equal(status, 1, out=self._term)
-            np.equal(status, 2, out=self._trunc)
-            drv.observe(ar, self._seats, out=self._obs)
-            stepped = self._all
-        else:
-            stepped = ~busy
-            self._rew[stepped] = drv.rewards[ar, self._seats][stepped]
-            self._term[stepped] = status[stepped] == 1
-            self._trunc[stepped] = status[stepped] == 2
-            if bad.any():
-                self._rew[bad] = self.illegal_penalty
-                self._term[bad] = True
-                self._trunc[bad] = False
-                self._illegal[bad] = 1
-            self._obs[stepped] = drv.observe(np.flatnonzero(stepped), self._seats[stepped])
-        drv.rewards[:] = 0
-        done = np.flatnonzero(stepped & (self._term | self._trunc))
-        if done.size:
-            if self._same_step:
-                self._final[done] = self._obs[done]
-                term, trunc, rew = self._term[done].copy(), self._trunc[done].copy(), self._rew[done].copy()
-                self._policy_start(done, self._seedless(done))
-                self._term[done], self._trunc[done], self._rew[done] = term, trunc, rew
-            else:
-                self._needs_reset[done] = True
-                self._masks[done] = 0
-
     def action_masks(self) -> np.ndarray:
         """Boolean masks ``(num_envs, num_actions)`` for the current observations."""
         return self._masks.astype(bool)
@@ -372,7 +277,11 @@ class CardGameVectorEnv(VectorEnv):
             raise RuntimeError("bot_actions() called before reset()")
         out = np.zeros(self.num_envs, np.int64)
         c = self.game.compiled(bot=self.game.bot_index(bot), obs=self._which_obs)
-        c.batch_bot(self._states, self._params, self._masks, 0, out)
+        masks = self._masks
+        if self._needs_reset.any():  # finished games: TERMINAL_ACTION (0), no bot asked
+            masks = masks.copy()
+            masks[self._needs_reset] = 0
+        c.batch_bot(self._states, self._params, masks, 0, out)
         return out
 
     @property
@@ -407,33 +316,8 @@ class CardGameVectorEnv(VectorEnv):
         that does not reset on the next step must be running at its learner's decision. Masks and
         observations are recomputed from the records. See docs/api.md, "Saved states".
         """
-        from .records import check_saved_flag, check_saved_seat, check_state_header, load_record
-
-        check_state_header(self.game, self.rules, data, self.game.gym_id)
-        missing = [k for k in ("num_envs", "records", "seats", "needs_reset") if k not in data]
-        if missing:
-            raise ValueError(f"state_dict misses {missing}")
-        m, n = self.num_envs, self.rules.num_players
-        if data["num_envs"] != m:
-            raise ValueError(f"state_dict num_envs={data['num_envs']!r} differs from this environment's {m}")
-        records, seats, resets = data["records"], data["seats"], data["needs_reset"]
-        for key, value in (("records", records), ("seats", seats), ("needs_reset", resets)):
-            if not isinstance(value, list) or len(value) != m:
-                raise ValueError(f"state_dict {key} must be a list of {m} entries")
-        arr = self.game.new_states(m)
-        for i in range(m):
-            try:
-                arr[i] = load_record(self.game, self.rules, records[i])[0]
-            except ValueError as exc:
-                raise ValueError(f"state_dict records[{i}]: {exc}") from None
-            seat, reset = seats[i], resets[i]
-            check_saved_seat(f"seats[{i}]", seat, n, self._seat_choice)
-            check_saved_flag(f"needs_reset[{i}]", reset)
-            if not reset and (int(arr[i]["status"]) != 0 or int(arr[i]["current"]) != seat):
-                raise ValueError(
-                    f"state_dict records[{i}] (status={int(arr[i]['status'])}, current={int(arr[i]['current'])}) "
-                    f"is not at learner {seat}'s decision and needs_reset[{i}] is False"
-                )
+        arr, seats, resets = parse_vector_state(self, data)
+        m = self.num_envs
         self._states[:] = arr
         self._seats[:] = seats
         self._needs_reset[:] = resets
@@ -441,7 +325,7 @@ class CardGameVectorEnv(VectorEnv):
             k[:] = 0
         for i in range(m):
             if resets[i]:
-                self._masks[i] = 0
+                terminal_mask(self._masks[i])
             else:
                 self._c.legal_one(self._states, i, self._params, self._masks[i])
             self._c.observe_one(self._states, i, self._params, seats[i], self._obs[i], self._which_obs)
@@ -468,6 +352,51 @@ class CardGameVectorEnv(VectorEnv):
         self._needs_reset[:] = False
         self._started = True
         return self._out(self._obs)
+
+    # ------------------------------------------------------------------ copies (core/copies.py)
+    def _init_kwargs(self) -> dict:
+        opponent = list(self._opponents) if self._python else list(self.game.bots)[self._which_bot]
+        seat = "random" if self._seat_choice < 0 else self._seat_choice
+        return {"game": self.game, "num_envs": self.num_envs, "opponent": opponent, "seat": seat,
+                "observation": self.encoder_name, "autoreset_mode": self._autoreset_mode,
+                "illegal_penalty": self.illegal_penalty, "copy": self.copy, "new_episode": self._new_episode,
+                **self._options}
+
+    def _python_parts(self):
+        parts = [("opponent", o) for o in self._opponents if not isinstance(o, str)]
+        return parts + ([("new_episode", self._new_episode)] if self._new_episode is not None else [])
+
+    def _arrays(self) -> dict:
+        """Every array that carries the batch from one step to the next (the learner's records, seats,
+        masks, observations, last results and, when opponents are driven from Python, who plays which
+        seat): what a copy takes over."""
+        b = self._batch
+        out = {"states": self._states, "seats": self._seats, "masks": self._masks, "obs": self._obs,
+               "final_obs": self._final, "rewards": self._rew, "terminated": self._term,
+               "truncated": self._trunc, "illegal": self._illegal, "needs_reset": self._needs_reset,
+               "actions": b.actions}
+        if self._python:
+            out.update(seat_player=self._driver.seat_player, seat_rewards=self.seat_rewards,
+                       driver_rewards=self._driver.rewards)
+        return out
+
+    def _snapshot(self):
+        if not self._started:
+            return None
+        drv = self._driver.decisions if self._python else 0
+        return {"arrays": {k: v.copy() for k, v in self._arrays().items()}, "decisions": (self.decisions, drv)}
+
+    def _restore(self, snapshot) -> None:
+        if snapshot is None:
+            return
+        mine, theirs = self._arrays(), snapshot["arrays"]
+        check_vector_copy(self, mine, theirs)
+        for k, a in theirs.items():
+            mine[k][...] = a
+        self.decisions, drv = snapshot["decisions"]
+        if self._python:
+            self._driver.decisions = drv
+        self._started = True
 
     def close_extras(self, **kwargs):
         pass

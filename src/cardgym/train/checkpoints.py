@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..agents import CHECKPOINT_STATE, FORMAT
+from ..agents import CHECKPOINT_STATE, FORMAT, archive_damage
 from ..core.episodes import EXTERNAL
 
 #: the checkpoint folder in ``--out`` and its files (see ``Trainer.save_checkpoint``)
@@ -176,7 +176,7 @@ class CheckpointMixin:
             manifest = json.loads((folder / CHECKPOINT_MANIFEST).read_text())
         except FileNotFoundError:
             raise CheckpointError(f"{folder} has no {CHECKPOINT_MANIFEST} (written last: the save did not end)") from None
-        except (OSError, ValueError) as exc:
+        except (OSError, ValueError, RecursionError) as exc:
             raise CheckpointError(f"{folder / CHECKPOINT_MANIFEST} is unreadable ({exc})") from None
         if not isinstance(manifest, dict) or manifest.get("format") != CHECKPOINT_FORMAT:
             raise CheckpointError(f"{folder / CHECKPOINT_MANIFEST} is not a {CHECKPOINT_FORMAT} manifest")
@@ -225,6 +225,9 @@ class CheckpointMixin:
         if not problems and legacy_pt.is_file() and legacy_env.is_file():
             print(f"warning: resuming from {legacy_pt} + {legacy_env}, a checkpoint of an older cardgym that "
                   "cannot be checked for a torn write", file=sys.stderr)
+            damage = archive_damage(legacy_pt)  # no manifest hash here: at least the archive's own CRCs
+            if damage is not None:
+                raise CheckpointError(f"{legacy_pt} cannot be read ({damage})")
             try:
                 data = self.torch.load(legacy_pt, map_location="cpu", weights_only=True)
             except Exception as exc:

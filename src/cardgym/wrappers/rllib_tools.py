@@ -282,6 +282,18 @@ def ppo_config(a, env: str, env_config: dict, **env_runners):
     )
 
 
+def require_rllib() -> None:
+    """Exit with the install line when Ray's RLlib is not importable (the RLlib examples call it first)."""
+    try:
+        import ray  # noqa: F401
+        import ray.rllib  # noqa: F401
+    except ImportError as exc:
+        raise SystemExit(
+            f"this example needs Ray RLlib, which is not installed ({exc}): pip install 'cardgym[rllib]' "
+            "(ray[rllib]==2.60.0 and torch; in a virtual environment of its own, see docs/training.md)"
+        ) from None
+
+
 def finish_run(algo, out: str | None, result: dict, t_start: float) -> None:
     """The end of an example's run: with ``out``, an RLlib checkpoint in ``out/checkpoint`` and ``result``
     in ``out/results.json``; then stop the algorithm and Ray, and print the total time since ``t_start``."""
