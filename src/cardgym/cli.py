@@ -25,12 +25,18 @@ Rule options are the game's Rules fields written --like-this with a value: numbe
 or text (--players is another name of --num-players). cardgym play GAME --help lists them.
 
 examples:
-  cardgym play skyjo --vs expert
-  cardgym play skipbo --teams true --num-players 4
-  cardgym eval skyjo --bots random,greedy,expert --games 2000 --num-players 3
-  cardgym rules skipbo_junior
-  cardgym train skyjo --steps 1e6 --out runs/skyjo
-"""
+{examples}"""
+
+
+def _examples() -> str:
+    """The help's example lines, for the first game of the registry (the CLI names no game itself)."""
+    g = next(iter(cardgym.GAMES), "GAME")
+    return "".join(f"  cardgym {line}\n" for line in (
+        f"play {g} --vs greedy", f"eval {g} --bots random,greedy --games 2000", f"rules {g}",
+        f"train {g} --steps 1e6 --out runs/{g}"))
+
+
+USAGE = USAGE.format(examples=_examples())
 
 
 def _game(name):
@@ -85,7 +91,7 @@ def cmd_eval(args, extra):
         rows.append([r["a"], r["b"], r["games"], f"{r['a_win_rate']:.1%}", f"[{lo:.1%}, {hi:.1%}]", r["draws"],
                      f"{r['games_per_second']:,.0f}"])
     print(_table(rows, ["a", "b", "games", "a win rate", "95% CI", "draws", "games/s"], right=(2, 3, 4, 5, 6)))
-    if result["ratings"] is None:
+    if result["ratings"] is None and result["multiplayer"] is not None:
         print(f"(a plays one seat against {num_players - 1} seats of b: parity is {1 / num_players:.0%})")
         multi = result["multiplayer"]
         print(f"ratings (Plackett-Luce, openskill; {multi['games']} games of line-ups of all bots on "
