@@ -23,7 +23,7 @@ def entry(fn, *example_args):
 
 def tagged_jit(tag: str, **options):
     """``numba.njit(cache=True, **options)`` for the functions of a template file bound several times
-    (``core/bound.py`` per game and binding, ``games/_shared/search_loop.py`` per game): a non-empty
+    (``core/bound.py`` per game and binding, ``kit/search_loop.py`` per game): a non-empty
     ``tag`` is appended to each function's qualified name, which names numba's cache entries, so that
     every binding has its own (two games with one record dtype would otherwise share machine code)."""
 

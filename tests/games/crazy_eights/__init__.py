@@ -56,7 +56,7 @@ are small and within the noise of these runs.
 
 from __future__ import annotations
 
-from cardgym.core.game import GameSpec
+from cardgym.kit import GameSpec
 
 GAME = GameSpec.from_package(
     __name__,

@@ -5,16 +5,15 @@ the alternatives (`confident_best`), and a bot with another budget (`budget_bot`
 from __future__ import annotations
 
 import importlib.util
-import re
 import sys
 from pathlib import Path
 
 import numpy as np
 from numba import njit
 
-from ...core.game import binding_tag
-from ...core.records import scratch_maker
-from ...core.rng import shuffle
+from ..core.game import binding_tag
+from ..core.records import scratch_maker
+from ..core.rng import shuffle
 
 #: rollout players of a search
 R_GREEDY, R_EXPERT = 0, 1
