@@ -20,6 +20,7 @@ USAGE = """commands:
   cardgym rules GAME
   cardgym bench [--seconds S]
   cardgym train GAME [OPTIONS]
+  cardgym new-game NAME [--dir DIR]
 
 Rule options are the game's Rules fields written --like-this with a value: numbers, true/false, none
 or text (--players is another name of --num-players). cardgym play GAME --help lists them.
@@ -140,6 +141,18 @@ def cmd_play(args, extra):
         raise SystemExit(f"cardgym play: {exc}") from None
 
 
+def cmd_new_game(args, extra):
+    from .kit.new_game import new_game
+
+    if extra:
+        raise SystemExit(f"cardgym new-game: unexpected argument {extra[0]!r}")
+    try:
+        out = new_game(args.name, args.dir)
+    except ValueError as exc:
+        raise SystemExit(f"cardgym new-game: {exc}") from None
+    print(f"wrote {out}: pip install -e {out} && python -m pytest {out / 'tests'}")
+
+
 def cmd_bench(args, extra):
     import runpy
     from pathlib import Path
@@ -163,7 +176,7 @@ def build_parser(argv=()) -> argparse.ArgumentParser:
     """The parser of every command but ``train``; with a game in ``argv``, its rule options are flags."""
     ap = argparse.ArgumentParser(prog="cardgym", description="cardgym: card-game RL environments",
                                  formatter_class=HelpFormatter, epilog=USAGE)
-    sub = ap.add_subparsers(dest="command", required=True, metavar="{play,eval,rules,bench,train}")
+    sub = ap.add_subparsers(dest="command", required=True, metavar="{play,eval,rules,bench,train,new-game}")
     games = sorted(cardgym.GAMES)
     name = _game_in(argv)
     game = cardgym.get_game(name) if name else None
@@ -206,6 +219,15 @@ def build_parser(argv=()) -> argparse.ArgumentParser:
     b.set_defaults(func=cmd_bench)
 
     sub.add_parser("train", help="train an agent (cardgym train --help)", add_help=False)
+
+    n = sub.add_parser("new-game", help="write the package of a new game (docs/api.md, 'Adding a game')",
+                       formatter_class=HelpFormatter, allow_abbrev=False, description=(
+                           "Write an installable package for a new game: pyproject.toml with the cardgym.games "
+                           "entry point, the game folder in the fixed shape, tests calling "
+                           "cardgym.testing.check_game."))
+    n.add_argument("name", metavar="NAME", help="the game's name, a lowercase Python identifier")
+    n.add_argument("--dir", default=None, help="where to write it (default ./cardgym-NAME; must be new or empty)")
+    n.set_defaults(func=cmd_new_game)
     return ap
 
 
