@@ -89,7 +89,7 @@ def test_vector_env_matches_aec(config, bot):
         rng = np.random.default_rng(policy_rng_seed)
         return lambda k, mask: int(rng.choice(np.flatnonzero(mask)))
 
-    seat = 1
+    seat = min(1, game.make_rules(**opts).num_players - 1)  # a game may have one seat
     seed = 1234
     a = aec_trajectory(mod, game, opts, seed, seat, bot, make_policy(), episodes=2)
     b = vec_trajectory(name, opts, seed, seat, bot, make_policy(), env_index=2, num_envs=3, episodes=2)
