@@ -231,3 +231,22 @@ def test_a_damaged_cache_entry_is_dropped_and_recompiled(tmp_path, kind, damage)
     assert len(said) == 1 and "splitmix64" in said[0] and "recompiling" in said[0], said
     got, said = _run_damage(env)  # the fresh entry loads silently
     assert got == want and not said
+
+
+def test_the_numba_hooks_name_the_numba_they_were_written_for():
+    import warnings
+
+    from cardgym.core import numba_hooks
+
+    assert numba_hooks.check_version()  # the numba this suite runs on is one the hooks know
+    numba_hooks._warned.discard("version")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert not numba_hooks.check_version((0, 99))
+    (w,) = [c for c in caught if "numba" in str(c.message)]
+    assert "outside the versions" in str(w.message) and "0.59 to 0.68" in str(w.message)
+    # every hook is in place on this numba
+    from numba.core.caching import Cache
+    from numba.core.dispatcher import Dispatcher
+
+    assert hasattr(Cache.load_overload, "__wrapped__") and hasattr(Dispatcher.get_call_template, "__wrapped__")

@@ -26,12 +26,14 @@ from .checks import (
     Context,
     GameCheckError,
     Skip,
+    aec_trajectory,
     check_game,
     config_id,
     golden_text,
     random_walk,
     register,
+    vec_trajectory,
 )
 
 __all__ = ["CHECKS", "Check", "Context", "GameCheckError", "Skip", "check_game", "config_id", "golden_text",
-           "random_walk", "register"]
+           "random_walk", "register", "aec_trajectory", "vec_trajectory"]

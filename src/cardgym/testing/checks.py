@@ -411,10 +411,9 @@ def check_tamper(ctx: Context) -> None:
 def check_vector(ctx: Context) -> None:
     """The batched vector env (``cardgym.make_vec``) plays the trajectories of the AEC env: same seed,
     same learner actions, opponents the same bot, for the first and the last seat."""
-    seats = sorted({0, ctx.num_players - 1})
-    for seat in seats:
-        a = _aec_trajectory(ctx, seat, "random", episodes=2)
-        b = _vec_trajectory(ctx, seat, "random", episodes=2)
+    for seat in sorted({0, ctx.num_players - 1}):
+        a = aec_trajectory(ctx.name, ctx.options, ctx.seed + 1000, seat, "random", _policy(ctx), episodes=2)
+        b = vec_trajectory(ctx.name, ctx.options, ctx.seed + 1000, seat, "random", _policy(ctx), episodes=2)
         assert len(a) == len(b), f"seat {seat}: {len(a)} AEC learner steps, {len(b)} vector ones"
         for i, (x, y) in enumerate(zip(a, b)):
             assert x == y, f"seat {seat}: trajectories differ at learner step {i}: {x[:1]} vs {y[:1]}"
@@ -425,23 +424,29 @@ def _policy(ctx):
     return lambda k, mask: int(rng.choice(np.flatnonzero(mask)))
 
 
-def _aec_trajectory(ctx, seat, bot, episodes):
-    raw = ctx.raw()
-    learner_actions = _policy(ctx)
+def aec_trajectory(name: str, options: dict, seed: int, seat: int, bot: str, learner_actions, episodes: int) -> list:
+    """The learner's steps in an AEC env of ``name`` seeded ``seed`` whose other seats play ``bot`` on the
+    env's own record: ``("obs", observation bytes, mask bytes, reward since the last)`` per decision of
+    seat ``seat`` (``learner_actions(k, mask)`` chooses) and ``("end", reward, terminated, truncated)``
+    per episode, over ``episodes`` episodes in which the learner decided."""
+    import cardgym
+
+    raw = importlib.import_module(cardgym.GAMES[name].module).raw_env(**options)
     out, k, ep, reward, moved = [], 0, 0, 0.0, False
-    raw.reset(seed=ctx.seed + 1000)
+    raw.reset(seed=seed)
     learner = raw.possible_agents[seat]
     guard = 0
     while ep < episodes:
         guard += 1
         assert guard < 100_000, "the AEC env never finished its episodes"
-        agent = raw.agent_selection if raw.agents else None
         if not raw.agents:
-            # the vector env re-deals an episode that ends before the learner's first decision
+            # the vector env re-deals an episode that ends before the learner's first decision (from the
+            # record's own generator, as a seedless reset does): such an episode is not counted
             raw.reset()
             ep += moved
             moved = False
             continue
+        agent = raw.agent_selection
         if raw.terminations[agent] or raw.truncations[agent]:
             raw.step(None)
             continue
@@ -465,31 +470,33 @@ def _aec_trajectory(ctx, seat, bot, episodes):
     return out
 
 
-def _vec_trajectory(ctx, seat, bot, episodes, num_envs=2, index=1):
+def vec_trajectory(name: str, options: dict, seed: int, seat: int, bot: str, learner_actions, episodes: int,
+                   num_envs: int = 2, env_index: int = 1) -> list:
+    """`aec_trajectory` played by env ``env_index`` of a ``cardgym.make_vec`` batch of ``num_envs``
+    (seeded so that this env's seed is ``seed``; the other envs play their first legal action)."""
     import cardgym
 
-    learner_actions = _policy(ctx)
-    v = cardgym.make_vec(ctx.name, num_envs, opponent=bot, seat=seat, **ctx.options)
-    obs, info = v.reset(seed=ctx.seed + 1000 - index)
+    v = cardgym.make_vec(name, num_envs, opponent=bot, seat=seat, **options)
+    obs, info = v.reset(seed=seed - env_index)
     out, k, ep, pending = [], 0, 0, 0.0
     guard = 0
     while ep < episodes:
         guard += 1
         assert guard < 100_000, "the vector env never finished its episodes"
-        mask = info["action_mask"][index]
-        out.append(("obs", obs[index].tobytes(), mask.tobytes(), round(pending, 5)))
+        mask = info["action_mask"][env_index]
+        out.append(("obs", obs[env_index].tobytes(), mask.tobytes(), round(pending, 5)))
         acts = np.array([int(np.flatnonzero(m)[0]) if m.any() else 0 for m in info["action_mask"]])
-        acts[index] = learner_actions(k, mask)
+        acts[env_index] = learner_actions(k, mask)
         k += 1
         obs, rew, term, trunc, info = v.step(acts)
-        pending = float(rew[index])
-        if term[index] or trunc[index]:
-            out.append(("end", round(pending, 5), bool(term[index]), bool(trunc[index])))
+        pending = float(rew[env_index])
+        if term[env_index] or trunc[env_index]:
+            out.append(("end", round(pending, 5), bool(term[env_index]), bool(trunc[env_index])))
             pending = 0.0
             ep += 1
             acts[:] = 0
             obs, rew, term, trunc, info = v.step(acts)  # next-step autoreset
-            pending = float(rew[index])
+            pending = float(rew[env_index])
     v.close()
     return out
 
