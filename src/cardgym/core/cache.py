@@ -226,9 +226,10 @@ def _make_locator():
         folder `choose` picked, for installs whose package folder is read-only. Answers for nothing
         else."""
 
-        def __init__(self, py_func, py_file, folder):
+        def __init__(self, py_func, py_file):
             self._py_file = py_file
             self._lineno = py_func.__code__.co_firstlineno
+            folder = _fallback_of(py_file)
             self._cache_path = os.path.join(str(folder), self.get_suitable_cache_subpath(py_file))
 
         def get_cache_path(self):
@@ -238,10 +239,9 @@ def _make_locator():
         def from_function(cls, py_func, py_file):
             if not _FALLBACKS or _numba_cache_dir():
                 return None
-            folder = _fallback_of(py_file)
-            if folder is None:
+            if _fallback_of(py_file) is None:
                 return None
-            return cls(py_func, py_file, folder)
+            return super().from_function(py_func, py_file)  # the file exists, the folder is writable
 
     return CardgymCacheLocator
 
