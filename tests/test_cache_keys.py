@@ -83,9 +83,10 @@ def _copy_game(dst: Path) -> None:
     kernels.write_text(text.replace("if can_draw(s) or not any_play:", "if not any_play:"))
     search = dst / "search.py"
     text = search.read_text()
-    assert text.count("return 1.0\n") == 1 and text.count("return 0.0\n") == 1
-    search.write_text(text.replace("return 1.0\n", "return 2.0\n").replace("return 0.0\n", "return 1.0\n")
-                      .replace("return 2.0\n", "return 0.0\n"))
+    assert text.count("value=win_draw_loss,") == 1 and "#: ``search(s, p, mask" in text
+    worst = ("@njit(cache=True)\ndef _worst(t, p, me, ended):\n    return 1.0 - win_draw_loss(t, p, me, ended)\n\n\n")
+    search.write_text(text.replace("value=win_draw_loss,", "value=_worst,")
+                      .replace("#: ``search(s, p, mask", worst + "#: ``search(s, p, mask", 1))
 
 
 def test_two_games_with_one_dtype_keep_their_own_cache(tmp_path):
