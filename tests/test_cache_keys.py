@@ -13,6 +13,8 @@ import sys
 import textwrap
 from pathlib import Path
 
+import pytest
+
 SRC = Path(__file__).resolve().parents[1] / "src"
 GAMES = Path(__file__).resolve().with_name("games")
 
@@ -81,9 +83,10 @@ def _copy_game(dst: Path) -> None:
     kernels.write_text(text.replace("if can_draw(s) or not any_play:", "if not any_play:"))
     search = dst / "search.py"
     text = search.read_text()
-    assert text.count("return 1.0\n") == 1 and text.count("return 0.0\n") == 1
-    search.write_text(text.replace("return 1.0\n", "return 2.0\n").replace("return 0.0\n", "return 1.0\n")
-                      .replace("return 2.0\n", "return 0.0\n"))
+    assert text.count("value=win_draw_loss,") == 1 and "#: ``search(s, p, mask" in text
+    worst = ("@njit(cache=True)\ndef _worst(t, p, me, ended):\n    return 1.0 - win_draw_loss(t, p, me, ended)\n\n\n")
+    search.write_text(text.replace("value=win_draw_loss,", "value=_worst,")
+                      .replace("#: ``search(s, p, mask", worst + "#: ``search(s, p, mask", 1))
 
 
 def test_two_games_with_one_dtype_keep_their_own_cache(tmp_path):
@@ -115,3 +118,136 @@ def test_two_games_with_one_dtype_keep_their_own_cache(tmp_path):
     for what in ("compile", "load from cache"):
         assert run(what, env) == alone, what
     assert any(cache.rglob("*.nbi")), "numba wrote no cache"
+
+
+# ------------------------------------------------------------------ an edited plugin game (issue 25)
+EDIT_SCRIPT = textwrap.dedent("""
+    import numpy as np
+    import cardgym
+    from cardgym import registry
+
+    game = registry.get("crazy_eights")
+    env = cardgym.crazy_eights_v0.raw_env(num_players=2)
+    env.reset(seed=SEED)
+    direct = np.zeros(game.num_actions, np.int8)
+    game.legal(env.record, env.rules.params(), direct)
+    vec = cardgym.make_vec("crazy_eights", 1, opponent="random")
+    _, info = vec.reset(seed=SEED)
+    print("env", "".join(map(str, env.action_mask())), "direct", "".join(map(str, direct)))
+""")
+
+
+def _first_mask(tmp_path, env, seed):
+    out = subprocess.run([sys.executable, "-c", EDIT_SCRIPT.replace("SEED", str(seed))], env=env,
+                         capture_output=True, text=True, timeout=900)
+    assert out.returncode == 0, out.stderr[-3000:]
+    words = out.stdout.split()
+    assert words[0] == "env" and words[2] == "direct", out.stdout
+    return words[1], words[3]
+
+
+def test_an_edited_plugin_kernel_is_seen_by_the_next_process(tmp_path):
+    """Issue 25.1: after a plugin game's ``legal`` changes, every env layer of the next process plays
+    the new rules (the bound template's cache entries are named by the game's source hash, and the
+    plugin folder is stamped like cardgym's), in numba's in-tree cache beside the plugin's files."""
+    games = tmp_path / "games"
+    shutil.copytree(GAMES / "crazy_eights", games / "crazy_eights", ignore=shutil.ignore_patterns("__pycache__"))
+    env = {**os.environ, "PYTHONPATH": str(SRC), "CARDGYM_GAMES": str(games), "NUMBA_DISABLE_JIT": "0",
+           "NUMBA_CACHE_DIR": str(tmp_path / "numba_cache")}
+    before_env, before_direct = _first_mask(tmp_path, env, 3)
+    assert before_env == before_direct
+    draw = 32  # the draw action: legal at the start of a game whose first player can play
+    assert before_env[draw] == "1" and "1" in before_env[:32], before_env
+    kernels = games / "crazy_eights" / "kernels.py"
+    text = kernels.read_text()
+    assert "if can_draw(s) or not any_play:" in text
+    kernels.write_text(text.replace("if can_draw(s) or not any_play:", "if not any_play:"))
+    after_env, after_direct = _first_mask(tmp_path, env, 3)
+    assert after_direct[draw] == "0", after_direct
+    assert after_env == after_direct, "the env layers ran the old rules of the edited game"
+
+
+def test_a_plugin_folder_gets_its_own_stamp(tmp_path):
+    """The stamp of a plugin package covers its kernel files and cardgym's; watching it drops its stale
+    cached kernels (in its in-tree ``__pycache__``) when one of them changes."""
+    from cardgym.core import cache
+
+    pkg = tmp_path / "mygame"
+    (pkg / "__pycache__").mkdir(parents=True)
+    (pkg / "__init__.py").write_text("")
+    (pkg / "kernels.py").write_text("from numba import njit\n")
+    stale = pkg / "__pycache__" / "kernels.f-1.py311.nbi"
+    stale.write_bytes(b"x")
+    kind, folder = cache.watch("mygame", pkg)
+    assert kind in ("in-tree", "NUMBA_CACHE_DIR")
+    if kind != "in-tree":
+        return  # the suite runs under NUMBA_CACHE_DIR: the folder logic is that of cardgym's own cache
+    assert not stale.exists(), "a new stamp drops the cached kernels"
+    stamp = cache.stamp_file(kind, folder, pkg.resolve())
+    first = stamp.read_text()
+    assert first == cache.sources_stamp(pkg.resolve()) != cache.sources_stamp(cache.ROOT)
+    stale.write_bytes(b"x")
+    assert not cache.refresh(pkg.resolve(), stamp, cache.cache_folders(kind, folder, pkg.resolve()))
+    assert stale.exists(), "an unchanged stamp keeps the cache"
+    (pkg / "kernels.py").write_text("from numba import njit\n# edited\n")
+    assert cache.refresh(pkg.resolve(), stamp, cache.cache_folders(kind, folder, pkg.resolve()))
+    assert not stale.exists()
+
+
+# ------------------------------------------------------------------------- a damaged cache (issue 27.2)
+DAMAGE_SCRIPT = textwrap.dedent("""
+    import numpy as np
+    import cardgym
+    from cardgym.core.rng import splitmix64
+    print("value", int(splitmix64(np.uint64(12345))))
+""")
+
+
+def _run_damage(env):
+    out = subprocess.run([sys.executable, "-c", DAMAGE_SCRIPT], env=env, capture_output=True, text=True,
+                         timeout=600)
+    assert out.returncode == 0, out.stderr[-3000:]
+    return out.stdout.split()[-1], [line for line in out.stderr.splitlines() if "damaged kernel cache" in line]
+
+
+@pytest.mark.parametrize("kind", ["nbi", "nbc"])
+@pytest.mark.parametrize("damage", ["empty", "truncated", "garbled"])
+def test_a_damaged_cache_entry_is_dropped_and_recompiled(tmp_path, kind, damage):
+    cache_dir = tmp_path / "numba_cache"
+    env = {**os.environ, "PYTHONPATH": str(SRC), "NUMBA_CACHE_DIR": str(cache_dir), "NUMBA_DISABLE_JIT": "0"}
+    want, said = _run_damage(env)
+    assert not said
+    files = sorted(cache_dir.rglob(f"rng.splitmix64-*.{kind}"))
+    assert files, sorted(p.name for p in cache_dir.rglob("*"))
+    for path in files:
+        data = path.read_bytes()
+        if damage == "empty":
+            path.write_bytes(b"")
+        elif damage == "truncated":
+            path.write_bytes(data[: len(data) // 2])
+        else:
+            path.write_bytes(bytes(b ^ 0x5A for b in data))
+    got, said = _run_damage(env)
+    assert got == want
+    assert len(said) == 1 and "splitmix64" in said[0] and "recompiling" in said[0], said
+    got, said = _run_damage(env)  # the fresh entry loads silently
+    assert got == want and not said
+
+
+def test_the_numba_hooks_name_the_numba_they_were_written_for():
+    import warnings
+
+    from cardgym.core import numba_hooks
+
+    assert numba_hooks.check_version()  # the numba this suite runs on is one the hooks know
+    numba_hooks._warned.discard("version")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert not numba_hooks.check_version((0, 99))
+    (w,) = [c for c in caught if "numba" in str(c.message)]
+    assert "outside the versions" in str(w.message) and "0.59 to 0.68" in str(w.message)
+    # every hook is in place on this numba
+    from numba.core.caching import Cache
+    from numba.core.dispatcher import Dispatcher
+
+    assert hasattr(Cache.load_overload, "__wrapped__") and hasattr(Dispatcher.get_call_template, "__wrapped__")

@@ -213,3 +213,37 @@ def test_entry_points_are_only_read_when_a_distribution_names_the_group(tmp_path
         assert registry._group_may_be_declared()
     finally:
         sys.path.remove(str(tmp_path))
+
+
+def test_rules_of_a_game_from_outside_is_its_docstring(capsys):
+    """Issue 25.2: ``cardgym rules`` of a game registered from outside cardgym shows its package's
+    docstring (it has no shipped page) instead of failing."""
+    from cardgym.cli import main
+    from cardgym.docs_pages import rules_markdown
+
+    outside = [n for n in registry.names(builtin=False)]
+    assert outside, "the test suite registers tests/games through CARDGYM_GAMES"
+    game = cardgym.get_game(outside[0])
+    assert rules_markdown(game) == importlib.import_module(game.package).__doc__
+    main(["rules", outside[0], "--no-pager"])
+    assert "Rules as implemented" in capsys.readouterr().out
+
+
+def test_finishing_ranks_read_the_declared_standing():
+    """Multi-player ratings order the seats after the winners by the game's own Standing."""
+    import dataclasses
+
+    import numpy as np
+
+    from cardgym.core.game import Standing
+    from cardgym.eval.ratings import finishing_ranks
+
+    game = cardgym.get_game("skyjo")
+    rules = game.make_rules(num_players=3)
+    results = {0: {"winners": [0], "totals": [10, 40, 30]}}
+    fake = [dataclasses.replace(game, result=lambda r, rules: results[0], standing=s)
+            for s in (Standing("totals", "lower"), Standing("totals", "higher"), None)]
+    rec = np.zeros(1, game.state_dtype)
+    assert finishing_ranks(fake[0], rules, rec).tolist() == [[1, 3, 2]]
+    assert finishing_ranks(fake[1], rules, rec).tolist() == [[1, 2, 3]]
+    assert finishing_ranks(fake[2], rules, rec).tolist() == [[1, 2, 2]]

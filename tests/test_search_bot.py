@@ -178,7 +178,7 @@ def test_search_and_expert_modules_export_their_bots(name):
 
 
 def test_bind_search_checks_the_default_budget():
-    from cardgym.games._shared.search import bind_search
+    from cardgym.kit.search import bind_search
 
     with pytest.raises(ValueError, match="rollout_bot"):
         bind_search("cardgym.games.nowhere.search", dtype=None, apply=None, legal=None, expert=None,

@@ -12,7 +12,7 @@ from test_skipbo_junior_rules import stack_play, stock_play
 
 from cardgym.games import skipbo, skipbo_junior
 from cardgym.games._shared.builds import ASCENDING, TWO_UP_TWO_DOWN, needs, pile_need
-from cardgym.games._shared.layout import Layout, Slot
+from cardgym.kit.layout import Layout, Slot
 from cardgym.games.skipbo import observe as sb_observe
 from cardgym.games.skipbo.scene import PALETTE as SB_PALETTE
 from cardgym.games.skipbo_junior import observe as jr_observe

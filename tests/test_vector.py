@@ -6,77 +6,8 @@ import numpy as np
 import pytest
 from gymnasium.vector import VectorEnv
 import cardgym
+from cardgym.testing import aec_trajectory, vec_trajectory
 from conftest import module_of
-
-
-def aec_trajectory(mod, game, opts, seed, seat, bot_name, learner_actions, episodes):
-    """Learner steps of an AEC env whose other seats play ``bot_name`` on the env's own record."""
-    raw = mod.raw_env(**opts)
-    out = []
-    raw.reset(seed=seed)
-    learner = raw.possible_agents[seat]
-    k = 0
-    ep = 0
-    reward = 0.0
-    learner_moved = False
-    while ep < episodes:
-        agent = raw.agent_selection
-        if not raw.agents:
-            # the vector env re-deals an episode that ends before the learner's first decision (from the
-            # record's own generator, as a seedless reset does): such an episode is not counted
-            raw.reset()
-            ep += learner_moved
-            learner_moved = False
-            continue
-        if raw.terminations[agent] or raw.truncations[agent]:
-            raw.step(None)
-            continue
-        mask = raw.action_mask()
-        if agent == learner:
-            obs = raw.observe(agent)["observation"]
-            out.append(("obs", obs.tobytes(), mask.tobytes(), round(reward, 5)))
-            reward = 0.0
-            learner_moved = True
-            a = learner_actions(k, mask)
-            k += 1
-        else:
-            a = raw.bot_action(bot_name)
-        raw.step(a)
-        reward += raw.rewards[learner]
-        if not any(v for v in raw.terminations.values()) and not any(raw.truncations.values()):
-            continue
-        if learner_moved:
-            out.append(("end", round(reward, 5), bool(raw.terminations[learner]), bool(raw.truncations[learner])))
-        reward = 0.0
-        while raw.agents:
-            raw.step(None)
-    return out
-
-
-def vec_trajectory(game_name, opts, seed, seat, bot_name, learner_actions, env_index, num_envs, episodes):
-    v = cardgym.make_vec(game_name, num_envs, opponent=bot_name, seat=seat, **opts)
-    obs, info = v.reset(seed=seed - env_index)
-    out = []
-    rew = np.zeros(num_envs)
-    k = 0
-    ep = 0
-    pending_reward = 0.0
-    while ep < episodes:
-        mask = info["action_mask"][env_index]
-        out.append(("obs", obs[env_index].tobytes(), mask.tobytes(), round(pending_reward, 5)))
-        acts = np.array([int(np.flatnonzero(m)[0]) if m.any() else 0 for m in info["action_mask"]])
-        acts[env_index] = learner_actions(k, mask)
-        k += 1
-        obs, rew, term, trunc, info = v.step(acts)
-        pending_reward = float(rew[env_index])
-        if term[env_index] or trunc[env_index]:
-            out.append(("end", round(pending_reward, 5), bool(term[env_index]), bool(trunc[env_index])))
-            pending_reward = 0.0
-            ep += 1
-            acts[:] = 0
-            obs, rew, term, trunc, info = v.step(acts)  # next_step autoreset
-            pending_reward = float(rew[env_index])
-    return out
 
 
 @pytest.mark.parametrize("bot", ["random", "greedy"])
@@ -89,10 +20,10 @@ def test_vector_env_matches_aec(config, bot):
         rng = np.random.default_rng(policy_rng_seed)
         return lambda k, mask: int(rng.choice(np.flatnonzero(mask)))
 
-    seat = 1
+    seat = min(1, game.make_rules(**opts).num_players - 1)  # a game may have one seat
     seed = 1234
-    a = aec_trajectory(mod, game, opts, seed, seat, bot, make_policy(), episodes=2)
-    b = vec_trajectory(name, opts, seed, seat, bot, make_policy(), env_index=2, num_envs=3, episodes=2)
+    a = aec_trajectory(name, opts, seed, seat, bot, make_policy(), episodes=2)
+    b = vec_trajectory(name, opts, seed, seat, bot, make_policy(), episodes=2, num_envs=3, env_index=2)
     assert len(a) == len(b)
     for i, (x, y) in enumerate(zip(a, b)):
         assert x == y, f"trajectories differ at learner step {i}: {x[:1]} vs {y[:1]}"

@@ -23,17 +23,24 @@ USAGE = """commands:
   cardgym train GAME [OPTIONS]
   cardgym replay FILE [--gif OUT]
   cardgym serve [--port P] [--host H] [--model PATH] [--record FILE]
+  cardgym new-game NAME [--dir DIR]
 
 Rule options are the game's Rules fields written --like-this with a value: numbers, true/false, none
 or text (--players is another name of --num-players). cardgym play GAME --help lists them.
 
 examples:
-  cardgym play skyjo --vs expert
-  cardgym play skipbo --teams true --num-players 4
-  cardgym eval skyjo --bots random,greedy,expert --games 2000 --num-players 3
-  cardgym rules skipbo_junior
-  cardgym train skyjo --steps 1e6 --out runs/skyjo
-"""
+{examples}"""
+
+
+def _examples() -> str:
+    """The help's example lines, for the first game of the registry (the CLI names no game itself)."""
+    g = next(iter(cardgym.GAMES), "GAME")
+    return "".join(f"  cardgym {line}\n" for line in (
+        f"play {g} --vs greedy", f"eval {g} --bots random,greedy --games 2000", f"rules {g}",
+        f"train {g} --steps 1e6 --out runs/{g}"))
+
+
+USAGE = USAGE.format(examples=_examples())
 
 
 #: most duplicate games of one ``cardgym eval`` pair
@@ -128,7 +135,7 @@ def cmd_eval(args, extra):
         rows.append([r["a"], r["b"], r["games"], f"{r['a_win_rate']:.1%}", f"[{lo:.1%}, {hi:.1%}]", r["draws"],
                      f"{r['games_per_second']:,.0f}"])
     print(_table(rows, ["a", "b", "games", "a win rate", "95% CI", "draws", "games/s"], right=(2, 3, 4, 5, 6)))
-    if result["ratings"] is None:
+    if result["ratings"] is None and result["multiplayer"] is not None:
         print(f"(a plays one seat against {num_players - 1} seats of b: parity is {1 / num_players:.0%})")
         multi = result["multiplayer"]
         print(f"ratings (Plackett-Luce, openskill; {multi['games']} games of line-ups of all bots on "
@@ -176,6 +183,18 @@ def cmd_play(args, extra):
         raise SystemExit(f"cardgym play: {exc}") from None
 
 
+def cmd_new_game(args, extra):
+    from .kit.new_game import new_game
+
+    if extra:
+        raise SystemExit(f"cardgym new-game: unexpected argument {extra[0]!r}")
+    try:
+        out = new_game(args.name, args.dir)
+    except ValueError as exc:
+        raise SystemExit(f"cardgym new-game: {exc}") from None
+    print(f"wrote {out}: pip install -e {out} && python -m pytest {out / 'tests'}")
+
+
 def cmd_bench(args, extra):
     import runpy
     from pathlib import Path
@@ -199,7 +218,7 @@ def build_parser(argv=()) -> argparse.ArgumentParser:
     """The parser of every command but ``train``; with a game in ``argv``, its rule options are flags."""
     ap = Parser(prog="cardgym", description="cardgym: card-game RL environments",
                                  formatter_class=HelpFormatter, epilog=USAGE)
-    sub = ap.add_subparsers(dest="command", required=True, metavar="{play,eval,rules,bench,train,replay,serve}")
+    sub = ap.add_subparsers(dest="command", required=True, metavar="{play,eval,rules,bench,train,replay,serve,new-game}")
     games = sorted(cardgym.GAMES)
     name = _game_in(argv)
     game = cardgym.get_game(name) if name else None

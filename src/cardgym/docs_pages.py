@@ -68,12 +68,18 @@ def package_page(name: str):
 
 # ------------------------------------------------------------------ the shipped pages, for a terminal
 def rules_markdown(game) -> str:
-    """The game's documentation page (rules as implemented, options, spaces) as Markdown. The pages ship
-    inside the package (``cardgym/pages/GAME.md``, copies of ``docs/GAME.md`` kept equal by
-    ``python -m cardgym.docs_pages`` and a test), so this works from a wheel."""
-    from importlib import resources
+    """The game's documentation page (rules as implemented, options, spaces) as Markdown: the registry's
+    `cardgym.registry.page`. A built-in game's page ships inside the package (``cardgym/pages/GAME.md``,
+    copies of ``docs/GAME.md`` kept equal by ``python -m cardgym.docs_pages`` and a test), so this works
+    from a wheel; a game from outside cardgym (an entry point, ``CARDGYM_GAMES``) has its package's
+    docstring as its page."""
+    import importlib
 
-    return resources.files("cardgym").joinpath("pages", f"{game.name}.md").read_text(encoding="utf-8")
+    from . import registry
+
+    if game.name in registry.discover():
+        return registry.page(game.name)
+    return importlib.import_module(game.package).__doc__ or f"# {game.title}\n"
 
 
 def clean_markdown(text: str) -> str:

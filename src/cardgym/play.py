@@ -272,8 +272,8 @@ def play_terminal(game, vs="greedy", num_players=2, seat=0, seed=None, inp=None,
     if recorder is not None:
         out.write(f"record: {recorder.save(record)}\n")
     result = env.result()
-    winners = result.get("winners", [])
-    verdict = "You won!" if seat in winners else ("Draw." if not winners else "You lost.")
+    # what a result means is the game's to say (GameSpec.utility): against the house, no winner is no draw
+    verdict = {"win": "You won!", "draw": "Draw.", "loss": "You lost."}[game.outcome(result, seat)]
     out.write(paint(f"Game over. {verdict}\n", "1"))
     out.write(f"result: {result}\n")
     return result

@@ -24,6 +24,8 @@ import re
 import sys
 from pathlib import Path
 
+from .game import MAX_BOTS, MAX_FLAT_ENCODERS
+
 
 def compiled(game, bot: int | None = None, obs: int | None = None, bots: tuple | None = None):
     """The binding of ``game`` (see `cardgym.core.game.GameSpec.compiled` for the arguments)."""
@@ -104,13 +106,28 @@ def _identifier(name: str) -> str:
     return re.sub(r"\W", "_", name)
 
 
+def binding_tag(name: str, package: str) -> str:
+    """What names a game's bindings of a shared template (``core/bound.py``, the search loop) in the
+    kernel cache: the game's name, and for a game outside cardgym a hash of its package's sources
+    (`cardgym.core.cache.source_tag`). numba checks only the template's own file, so without the hash
+    an edited plugin game would load the machine code of its old rules. (A game inside cardgym needs no
+    hash: any edit of cardgym's kernel files drops its whole cache, `cardgym.core.cache.refresh`.)"""
+    from .cache import source_tag
+
+    tag = _identifier(name)
+    if package and not package.startswith("cardgym."):
+        tag += "_" + source_tag(package)
+    return tag
+
+
 def _bind(game, bot: int | None = None, obs: int | None = None, subset: tuple | None = None):
     bots = list(game.bots.values())
     if subset is not None and (not subset or not all(isinstance(b, int) and 0 <= b < len(bots) for b in subset)):
         raise ValueError(f"{game.name}: bots must be indices 0..{len(bots) - 1}, got {subset!r}")
     flats = [game.encoders[k].kernel for k in game.flat_encoders()]
-    if not 1 <= len(bots) <= 4 or not 1 <= len(flats) <= 4:
-        raise ValueError(f"{game.name}: the compiled dispatch holds 1-4 bots and 1-4 flat encoders")
+    if not 1 <= len(bots) <= MAX_BOTS or not 1 <= len(flats) <= MAX_FLAT_ENCODERS:
+        raise ValueError(f"{game.name}: the compiled dispatch holds 1-{MAX_BOTS} bots and 1-{MAX_FLAT_ENCODERS} "
+                         "flat encoders")
     if bot is not None and not (isinstance(bot, int) and 0 <= bot < len(bots)):
         raise ValueError(f"{game.name}: bot index must be None or 0..{len(bots) - 1}, got {bot!r}")
     if obs is not None and not (isinstance(obs, int) and -1 <= obs < len(flats)):
@@ -121,7 +138,7 @@ def _bind(game, bot: int | None = None, obs: int | None = None, subset: tuple | 
     # numba names a cache entry by the template's file and the function's qualified name, and keys it by
     # signature only: two games with one record dtype would share entries (and each other's kernels).
     # The game's name in TAG gives every game its own.
-    tag = _identifier(game.name) + (f"_{tag}" if tag else "")
+    tag = binding_tag(game.name, game.package) + (f"_{tag}" if tag else "")
     spec = importlib.util.spec_from_file_location(name, _TEMPLATE)
     mod = importlib.util.module_from_spec(spec)
     mod.TAG = tag  # read by the template before it defines anything: names its cache entries

@@ -12,14 +12,23 @@ Where (first that applies):
 4. a folder in the temporary directory (``cardgym-cache-<uid>``) when even that is not writable
    (no writable home): the cache then lasts as long as the temporary directory.
 
-Cases 3 and 4 are served by a numba cache locator (`CardgymCacheLocator`) that answers only for
-cardgym's own source files; other numba users in the process keep numba's defaults.
+Cases 3 and 4 are served by a numba cache locator (`CardgymCacheLocator`) that answers only for the
+source files of cardgym and of its registered games; other numba users in the process keep numba's
+defaults.
 
 Staleness: numba invalidates a cached function when *its own* file changes, not when a function it
 calls from another file does (a documented limitation). cardgym's kernels call across files (games ->
 shared helpers -> rng; ``core/bound.py`` -> every game), so on import we compare a stamp of every
 source file with kernels (path, size, mtime) with the one saved beside the cache, and drop cardgym's
-cached kernels when they differ, in whichever folder above is used.
+cached kernels when they differ, in whichever folder above is used. Every game package registered from
+outside cardgym (an entry point, ``CARDGYM_GAMES``, ``registry.add``) is stamped the same way when it
+is registered (`watch`), its stamp covering its own kernel files and cardgym's (its kernels call
+cardgym's). The templates bound once per game (``core/bound.py``, the search loop) cache in cardgym's
+folders, so their cache entries are named by the game *and* a hash of its package's sources
+(`source_tag`): an edited game gets new entries, never the old machine code.
+
+Damage: an entry numba cannot read (a zero-length, truncated or garbled ``.nbi`` or ``.nbc`` file) is
+dropped and recompiled with one line on stderr (`cardgym.core.numba_hooks.guard_damaged_entries`).
 
 Compile notice: a numba compile-event listener prints one line on stderr, once per game per process,
 when a cardgym kernel actually compiles (a cache miss; loading from the cache prints nothing).
@@ -40,12 +49,48 @@ STAMP = ROOT / "__pycache__" / "numba-sources.stamp"
 
 
 def sources_stamp(root: Path = ROOT) -> str:
-    """A stamp of every source file that holds compiled kernels (the others cannot make a cache stale)."""
+    """A stamp of every source file that holds compiled kernels (the others cannot make a cache stale),
+    under ``root`` and, for a game package outside cardgym, under cardgym's own folder too."""
     h = hashlib.sha256()
-    for path in _kernel_files(root):
-        st = path.stat()
-        h.update(f"{path.relative_to(root)}:{st.st_size}:{st.st_mtime_ns}\n".encode())
+    roots = [root] if Path(root).resolve() == ROOT else [ROOT, root]
+    for base in roots:
+        for path in _kernel_files(base):
+            st = path.stat()
+            h.update(f"{base.name}/{path.relative_to(base)}:{st.st_size}:{st.st_mtime_ns}\n".encode())
     return h.hexdigest()
+
+
+_TAGS: dict = {}
+
+
+def source_tag(package: str, folder=None) -> str:
+    """A short hash of every ``.py`` file of the game package ``package`` (its folder ``folder``, found
+    without importing it when not given): what names a game's bindings of the shared templates in the
+    kernel cache, so that editing the game's rules never reuses the machine code of the old ones."""
+    tag = _TAGS.get(package)
+    if tag is None:
+        if folder is None:
+            folder = package_folder(package)
+        h = hashlib.sha256()
+        if folder is not None:
+            for path in sorted(Path(folder).rglob("*.py")):
+                if "__pycache__" in path.parts:
+                    continue
+                h.update(str(path.relative_to(folder)).encode() + b"\0" + path.read_bytes() + b"\0")
+        tag = _TAGS[package] = h.hexdigest()[:12]
+    return tag
+
+
+def package_folder(package: str):
+    """The folder of package ``package`` (imports its parent packages only), None if it has none."""
+    import importlib.util
+
+    try:
+        spec = importlib.util.find_spec(package)
+    except (ImportError, ValueError):
+        return None
+    locations = list(getattr(spec, "submodule_search_locations", None) or [])
+    return Path(locations[0]).resolve() if locations else None
 
 
 def _kernel_files(root: Path) -> list:
@@ -157,33 +202,46 @@ def refresh(root: Path = ROOT, stamp: Path | None = None, folders: list | None =
 
 
 # ------------------------------------------------------------------ numba locator for read-only installs
-_FALLBACK: Path | None = None
+#: package folder (cardgym's own, a watched game's) -> the per-user or temporary cache folder `choose`
+#: picked for it when the folder itself is read-only
+_FALLBACKS: dict = {}
+
+
+def _fallback_of(py_file) -> Path | None:
+    try:
+        path = Path(py_file).resolve()
+    except OSError:
+        return None
+    for root, folder in _FALLBACKS.items():
+        if path.is_relative_to(root):
+            return folder
+    return None
 
 
 def _make_locator():
-    from numba.core.caching import _CacheLocator, _SourceFileBackedLocatorMixin
+    from .numba_hooks import locator_base
 
-    class CardgymCacheLocator(_SourceFileBackedLocatorMixin, _CacheLocator):
-        """Caches cardgym's own kernels under the per-user (or temporary) folder `choose` picked, for
-        installs whose package folder is read-only. Answers for nothing else."""
+    class CardgymCacheLocator(*locator_base()):
+        """Caches the kernels of cardgym and of its registered games under the per-user (or temporary)
+        folder `choose` picked, for installs whose package folder is read-only. Answers for nothing
+        else."""
 
         def __init__(self, py_func, py_file):
             self._py_file = py_file
             self._lineno = py_func.__code__.co_firstlineno
-            self._cache_path = os.path.join(str(_FALLBACK), self.get_suitable_cache_subpath(py_file))
+            folder = _fallback_of(py_file)
+            self._cache_path = os.path.join(str(folder), self.get_suitable_cache_subpath(py_file))
 
         def get_cache_path(self):
             return self._cache_path
 
         @classmethod
         def from_function(cls, py_func, py_file):
-            if _FALLBACK is None or _numba_cache_dir():
+            if not _FALLBACKS or _numba_cache_dir():
                 return None
-            try:
-                Path(py_file).resolve().relative_to(ROOT)
-            except (ValueError, OSError):
+            if _fallback_of(py_file) is None:
                 return None
-            return super().from_function(py_func, py_file)
+            return super().from_function(py_func, py_file)  # the file exists, the folder is writable
 
     return CardgymCacheLocator
 
@@ -194,14 +252,37 @@ _CHOICE: tuple | None = None
 def install(root: Path = ROOT) -> tuple:
     """Pick the cache folder (see the module doc) and drop stale kernels there. Called once by
     ``import cardgym``; imports nothing heavy. Returns the `choose` result."""
-    global _FALLBACK, _CHOICE
-    kind, folder = choose(root)
-    if kind in ("user", "temp"):
-        _FALLBACK = folder
-    if folder is not None:
-        refresh(root, stamp_file(kind, folder, root), cache_folders(kind, folder, root))
+    global _CHOICE
+    kind, folder = _install_root(Path(root).resolve())
     _CHOICE = (kind, folder)
     return kind, folder
+
+
+def _install_root(root: Path) -> tuple:
+    kind, folder = choose(root)
+    if kind in ("user", "temp"):
+        _FALLBACKS[root] = folder
+    if folder is not None:
+        refresh(root, stamp_file(kind, folder, root), cache_folders(kind, folder, root))
+    return kind, folder
+
+
+#: folder of a watched game package -> the `choose` result for it
+_WATCHED: dict = {}
+
+
+def watch(package: str, folder=None):
+    """Keep the kernel cache of the game package ``package`` (outside cardgym) consistent with its
+    sources and cardgym's: pick its cache folder and drop its cached kernels when its stamp changed (as
+    `install` does for cardgym). The registry calls it for every game it registers from outside
+    ``cardgym.games``. Returns the `choose` result, None for a package inside cardgym or without a
+    folder."""
+    folder = Path(folder).resolve() if folder is not None else package_folder(package)
+    if folder is None or folder.is_relative_to(ROOT):
+        return None
+    if folder not in _WATCHED:
+        _WATCHED[folder] = _install_root(folder)
+    return _WATCHED[folder]
 
 
 _HOOKED = False
@@ -217,21 +298,19 @@ def hook_numba() -> None:
     _HOOKED = True
     if _CHOICE is None:
         install()
-    if _FALLBACK is not None:
-        try:
-            from numba.core import caching
+    from . import numba_hooks
 
-            impl = getattr(caching, "CacheImpl", None) or caching._CacheImpl  # renamed in numba 0.62
-            loc = _make_locator()
-            classes = impl._locator_classes
-            if not any(c.__name__ == loc.__name__ for c in classes):
-                classes.insert(1, loc)  # after NUMBA_CACHE_DIR's locator, before the in-tree one
-        except (ImportError, AttributeError):  # pragma: no cover - a numba without these internals
-            pass
+    numba_hooks.check_version()
+    # always in place: a watched game's folder may be read-only where cardgym's is not
+    numba_hooks.insert_locator(_make_locator)
+    numba_hooks.guard_damaged_entries(_owns)
     _install_notice()
-    from .fastcall import plain_call_types
+    numba_hooks.plain_call_types()
 
-    plain_call_types()
+
+def _owns(py_func) -> bool:
+    """Whether a numba function is one of cardgym's or of a registered game's kernels."""
+    return _game_of(getattr(py_func, "__module__", "") or "") is not None
 
 
 # ------------------------------------------------------------------------------------- compile notice
@@ -248,6 +327,8 @@ def name_game(name: str, title: str, package: str) -> None:
     template binds them as ``cardgym.games.<name>._bound*``); ``title`` is what the notice prints."""
     _TITLES[name] = title
     _PACKAGES[package] = name
+    if not package.startswith("cardgym."):
+        watch(package)
 
 
 def _game_of(module: str) -> str | None:

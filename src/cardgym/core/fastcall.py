@@ -1,5 +1,6 @@
-"""Direct calls into compiled kernels, skipping numba's per-call type dispatch; and one compile per
-kernel for calls between kernels.
+"""Direct calls into compiled kernels, skipping numba's per-call type dispatch, and the tagged ``njit`` of
+template files bound once per game. (The hook that compiles a kernel called from another kernel once
+per argument kinds lives with numba's other private hooks in `cardgym.core.numba_hooks`.)
 
 A numba dispatcher types every argument on every call (about a microsecond per structured array),
 which is most of the cost of one AEC step. The environment layers call each kernel with arguments of
@@ -9,8 +10,6 @@ fixed types, so they resolve the compiled entry point once, here, and call it di
 from __future__ import annotations
 
 import numba
-
-_PATCHED = False
 
 
 def entry(fn, *example_args):
@@ -22,55 +21,9 @@ def entry(fn, *example_args):
     return compile_(tuple(numba.typeof(a) for a in example_args))
 
 
-def _plain(t):
-    """The argument type a cardgym kernel is compiled for when another kernel calls it: literals as
-    their plain type, signed integers narrower than 64 bits as int64."""
-    from numba.core import types
-
-    t = types.unliteral(t)
-    if isinstance(t, types.Integer) and t.signed and t.bitwidth < 64:
-        return types.int64
-    return t
-
-
-def plain_call_types() -> bool:
-    """Compile a cardgym kernel called from another kernel once per argument *kinds*, not once per
-    literal value or integer width of its arguments.
-
-    numba types a call between compiled functions with the caller's exact argument types: a constant
-    argument becomes a literal type (``f(s, 0)`` and ``f(s, 5)`` compile ``f`` twice) and an int8
-    field, an int32 and an int64 each get their own compile. Kernels take small integers (seats, card
-    codes, counts) from int8/int16 record fields and from int64 loop variables, so most helpers were
-    compiled two or three times. Numba widens small integers to int64 for arithmetic anyway, so the
-    widened compile computes the same values. This hooks ``Dispatcher.get_call_template`` (numba's
-    typing of such calls) for dispatchers defined in cardgym modules only; other numba code is left
-    as it is. Returns whether the hook is in place."""
-    global _PATCHED
-    if _PATCHED:
-        return True
-    try:
-        from numba.core.dispatcher import Dispatcher
-    except ImportError:  # pragma: no cover
-        return False
-    original = getattr(Dispatcher, "get_call_template", None)
-    if original is None:  # pragma: no cover - numba changed
-        return False
-
-    def get_call_template(self, args, kws):
-        module = getattr(getattr(self, "py_func", None), "__module__", None) or ""
-        if module.startswith("cardgym."):
-            args = tuple(_plain(a) for a in args)
-        return original(self, args, kws)
-
-    get_call_template.__wrapped__ = original
-    Dispatcher.get_call_template = get_call_template
-    _PATCHED = True
-    return True
-
-
 def tagged_jit(tag: str, **options):
     """``numba.njit(cache=True, **options)`` for the functions of a template file bound several times
-    (``core/bound.py`` per game and binding, ``games/_shared/search_loop.py`` per game): a non-empty
+    (``core/bound.py`` per game and binding, ``kit/search_loop.py`` per game): a non-empty
     ``tag`` is appended to each function's qualified name, which names numba's cache entries, so that
     every binding has its own (two games with one record dtype would otherwise share machine code)."""
 

@@ -132,14 +132,72 @@ def _coerce(space, value):
     return value
 
 
+# ------------------------------------------------------------------------------------ the contract
+#: module of a game folder -> the names it must export (docs/api.md, "Adding a game"). The one export
+#: table: `GameSpec.from_package` reads it, and tests/test_game_shape.py and the docs table check it.
+EXPORTS = {
+    "rules": ("RULES", "STATE_DTYPE", "DECK", "MIN_PLAYERS", "MAX_PLAYERS", "NUM_ACTIONS"),
+    "kernels": ("reset", "legal", "apply", "state_vector"),
+    "observe": ("ENCODERS", "state_size", "resample_hidden"),
+    "text": ("action_to_str", "describe_action", "render_ansi", "result"),
+    "scene": ("scene", "PALETTE"),
+    "invariants": ("check_state", "cards_of"),
+    "bots": ("BOTS",),
+}
+#: modules a game folder may leave out; when present they export these (their bots follow ``bots.BOTS``)
+OPTIONAL_EXPORTS = {"expert": ("BOTS",), "search": ("BOTS",)}
+
+#: what a game's outcome means (`GameSpec.utility`): how `GameSpec.outcome` reads ``result()``, and so
+#: what ``cardgym play`` says at the end, how `cardgym.eval` scores a game and whether ratings apply
+UTILITIES = {
+    "head_to_head": "the seats play against each other; result()['winners'] are the winning seats, none "
+                    "is a draw",
+    "team": "sides of seats play against each other (a rule option may form them); result()['winners'] "
+            "are every seat of the winning side, none is a draw",
+    "house": "every seat plays alone against the house (the game itself); result()['winners'] are the "
+             "seats that beat it, result()['pushes'] the seats that tied it, every other seat lost",
+}
+
+#: the most bots and flat encoders the compiled dispatch holds (``core/bound.py`` has four slots each)
+MAX_BOTS = 4
+MAX_FLAT_ENCODERS = 4
+#: bots every game has: ``random`` (the default opponent of the Gymnasium and vector envs) and
+#: ``greedy`` (of ``cardgym play``), the first two of ``bots.BOTS``
+REQUIRED_BOTS = ("random", "greedy")
+#: rule options every game's `Rules` has: ``num_players``, and ``max_turns`` (the truncation cap that
+#: the header check `cardgym.core.invariants.check_common` reads on every state load)
+REQUIRED_OPTIONS = ("num_players", "max_turns")
+#: keys every ``result()`` holds, by utility (checked at the end of every game by
+#: `cardgym.testing.check_game`; the `Standing`'s key too when the game has one)
+REQUIRED_RESULT_KEYS = {"head_to_head": ("winners",), "team": ("winners",), "house": ("winners", "pushes")}
+
+
+@dataclass(frozen=True)
+class Standing:
+    """How seats are ordered after the winners in a multi-player rating (`cardgym.eval.ratings`):
+    ``result()[key]`` per seat, ``better`` ``"lower"`` (a total of points) or ``"higher"``."""
+
+    key: str
+    better: str = "lower"
+
+    def value(self, result: Mapping, seat: int) -> float:
+        """The seat's standing as a number where lower is better."""
+        v = float(result[self.key][seat])
+        return v if self.better == "lower" else -v
+
+
+def _contract_error(package: str, file: str, what: str) -> TypeError:
+    return TypeError(f"game folder {package}: {file} {what} (see docs/api.md, 'Adding a game')")
+
+
 @dataclass(frozen=True)
 class GameSpec:
     """Everything the environment layers need to know about one game."""
 
-    name: str  # "skyjo", "skipbo", "skipbo_junior"
-    title: str  # "Skyjo"
-    env_name: str  # PettingZoo module name, "skyjo_v0"
-    gym_id: str  # "cardgym/Skyjo-v0"
+    name: str  # the game folder's name
+    title: str  # its title, for people
+    env_name: str  # PettingZoo module name, "<name>_v<version>"
+    gym_id: str  # "cardgym/<gym_name>-v<version>"
     min_players: int
     max_players: int
     num_actions: int
@@ -170,7 +228,8 @@ class GameSpec:
     action_refs: Callable[[Any, Any, int], list] | None = None
     #: rule-option dicts the generic test suites run this game under (the first is the default rules)
     test_configs: Sequence[Mapping[str, Any]] = ({},)
-    #: the trainer's defaults for this game (``cardgym train GAME``; command-line flags override them)
+    #: defaults of ``cardgym train GAME`` (`cardgym.train.Config` field -> value; ``rules`` a dict of
+    #: rule options); every command-line flag overrides them
     train_preset: Mapping[str, Any] = field(default_factory=dict)
     #: the game's own state invariants, ``(record, rules) -> None`` raising ``ValueError`` (written beside
     #: the rules in ``games/<game>/invariants.py``); `validate_record` runs it after the header checks
@@ -178,14 +237,39 @@ class GameSpec:
     #: every card code physically in a *valid* record, ``(record, rules) -> int8 array`` (the test kit's
     #: card-conservation check and `validate_record` use it)
     cards_of: Callable[[Any, Any], np.ndarray] | None = None
-    #: defaults of ``cardgym train GAME`` (`cardgym.train.Config` field -> value; ``rules`` a dict of
-    #: rule options); every command-line flag overrides them
-    train_preset: Mapping[str, Any] = field(default_factory=dict)
+    #: the game package (``cardgym.games.<name>`` for a built-in game); `from_package` sets it
+    package: str = ""
+    #: what an outcome means: a key of `UTILITIES` (``"head_to_head"``, ``"team"``, ``"house"``)
+    utility: str = "head_to_head"
+    #: how the seats after the winners are ordered in multi-player ratings (None: they tie)
+    standing: Standing | None = None
 
     @property
     def gym_class(self) -> str:
-        """Class name of the Gymnasium env: ``"cardgym/SkipBo-v0"`` -> ``"SkipBoEnv"``."""
+        """Class name of the Gymnasium env: ``"cardgym/<GymName>-v0"`` -> ``"<GymName>Env"``."""
         return self.gym_id.split("/", 1)[1].rsplit("-v", 1)[0] + "Env"
+
+    @property
+    def version(self) -> int:
+        """The env version: the ``N`` of ``<name>_vN`` and ``cardgym/<Name>-vN``. It counts behaviour
+        changes: any change of what an episode is (rules, rewards, observations, action ids) bumps it,
+        and the game's page keeps a version history (docs/api.md, "Adding a game")."""
+        return int(self.env_name.rsplit("_v", 1)[1])
+
+    def outcome(self, result: Mapping, seat: int) -> str:
+        """``"win"``, ``"draw"`` or ``"loss"`` of ``seat`` in a finished game's ``result()``, read as the
+        game's `utility` says (`UTILITIES`): against the house, a seat with no win and no push lost."""
+        winners = set(int(w) for w in result.get("winners", ()))
+        if int(seat) in winners:
+            return "win"
+        if self.utility == "house":
+            return "draw" if int(seat) in set(int(w) for w in result.get("pushes", ())) else "loss"
+        return "draw" if not winners else "loss"
+
+    def required_result_keys(self) -> tuple:
+        """The keys every ``result()`` of this game holds (`REQUIRED_RESULT_KEYS`, and the standing's)."""
+        keys = REQUIRED_RESULT_KEYS[self.utility]
+        return keys + ((self.standing.key,) if self.standing is not None else ())
 
     @classmethod
     def from_package(cls, package: str, *, title: str, gym_name: str, version: int = 0, **meta) -> "GameSpec":
@@ -197,20 +281,17 @@ class GameSpec:
         apply, state_vector``; ``observe``: ``ENCODERS, state_size, resample_hidden``; ``text``:
         ``action_to_str, describe_action, render_ansi, result``; ``scene``: ``scene, PALETTE``;
         ``invariants``: ``check_state, cards_of``; ``bots``: ``BOTS``; optionally ``expert`` and
-        ``search``: ``BOTS``. Bots are ``bots.BOTS`` then ``expert.BOTS`` then ``search.BOTS``.
-        ``meta`` holds the rest of the typed fields (``train_preset``, ``test_configs``...)."""
+        ``search``: ``BOTS`` (the tables `EXPORTS` and `OPTIONAL_EXPORTS`). Bots are ``bots.BOTS`` then
+        ``expert.BOTS`` then ``search.BOTS``. ``meta`` holds the rest of the typed fields
+        (``utility``, ``standing``, ``train_preset``, ``test_configs``...).
+
+        The whole contract is checked here, once (`_check_contract`): a missing module or name, a
+        value of the wrong kind, a limit exceeded (`MAX_BOTS`, `MAX_FLAT_ENCODERS`), a required bot
+        or rule option missing (`REQUIRED_BOTS`, `REQUIRED_OPTIONS`), an unknown utility: each is a
+        ``TypeError`` naming the folder, the file and the missing piece."""
         name = package.rsplit(".", 1)[-1]
-        need = {
-            "rules": ("RULES", "STATE_DTYPE", "DECK", "MIN_PLAYERS", "MAX_PLAYERS", "NUM_ACTIONS"),
-            "kernels": ("reset", "legal", "apply", "state_vector"),
-            "observe": ("ENCODERS", "state_size", "resample_hidden"),
-            "text": ("action_to_str", "describe_action", "render_ansi", "result"),
-            "scene": ("scene", "PALETTE"),
-            "invariants": ("check_state", "cards_of"),
-            "bots": ("BOTS",),
-        }
         got = {}
-        for module, names in need.items():
+        for module, names in EXPORTS.items():
             if importlib.util.find_spec(f"{package}.{module}") is None:
                 raise TypeError(
                     f"game folder {package}: has no {module}.py (it must define {', '.join(names)}; "
@@ -222,16 +303,19 @@ class GameSpec:
                     raise TypeError(f"game folder {package}: {module}.py must define {n} (see docs/api.md, 'Adding a game')")
                 got[(module, n)] = getattr(mod, n)
         bots = dict(got[("bots", "BOTS")])
-        for module in ("expert", "search"):
+        for module, names in OPTIONAL_EXPORTS.items():
             if importlib.util.find_spec(f"{package}.{module}") is not None:
                 mod = importlib.import_module(f"{package}.{module}")
-                if not hasattr(mod, "BOTS"):
-                    raise TypeError(
-                        f"game folder {package}: {module}.py must define BOTS (see docs/api.md, 'Adding a game')"
-                    )
+                for n in names:
+                    if not hasattr(mod, n):
+                        raise TypeError(
+                            f"game folder {package}: {module}.py must define {n} (see docs/api.md, 'Adding a game')"
+                        )
                 bots.update(mod.BOTS)
+        _check_contract(package, got, bots, title=title, gym_name=gym_name, version=version, meta=meta)
         return cls(
             name=name,
+            package=package,
             title=title,
             env_name=f"{name}_v{version}",
             gym_id=f"cardgym/{gym_name}-v{version}",
@@ -389,6 +473,83 @@ class GameSpec:
                 f"(got {len(got)} cards; {'; '.join(diff[:6])}). The deck holds: {need}"
             )
         return arr.astype(np.int8)
+
+
+def _check_contract(package: str, got: dict, bots: dict, *, title, gym_name, version, meta) -> None:
+    """The contract of a game folder beyond its names (`GameSpec.from_package`): each failure a
+    ``TypeError`` naming the folder, the file and the piece."""
+    from .rules import Rules
+
+    def fail(file, what):
+        raise _contract_error(package, file, what)
+
+    for key, value in (("title", title), ("gym_name", gym_name)):
+        if not isinstance(value, str) or not value:
+            fail("__init__.py", f"must pass {key}= as a non-empty string to GameSpec.from_package, got {value!r}")
+    if not isinstance(gym_name, str) or not gym_name.isidentifier():
+        fail("__init__.py", f"gym_name= must be an identifier (it names the Gymnasium class), got {gym_name!r}")
+    if isinstance(version, bool) or not isinstance(version, int) or version < 0:
+        fail("__init__.py", f"version= must be an integer >= 0 (the -vN of the env ids), got {version!r}")
+    utility = meta.get("utility", "head_to_head")
+    if utility not in UTILITIES:
+        fail("__init__.py", f"utility={utility!r} is not one of {sorted(UTILITIES)}")
+    standing = meta.get("standing")
+    if standing is not None and not (isinstance(standing, Standing) and isinstance(standing.key, str)
+                                     and standing.better in ("lower", "higher")):
+        fail("__init__.py", f"standing= must be None or a Standing(key, better='lower'|'higher'), got {standing!r}")
+    configs = meta.get("test_configs", ({},))
+    if (isinstance(configs, (str, Mapping)) or not isinstance(configs, Sequence) or not configs
+            or not all(isinstance(c, Mapping) for c in configs)):
+        fail("__init__.py", f"test_configs= must be a non-empty list of rule-option dicts, got {configs!r}")
+
+    lo, hi, na = got[("rules", "MIN_PLAYERS")], got[("rules", "MAX_PLAYERS")], got[("rules", "NUM_ACTIONS")]
+    for key, value in (("MIN_PLAYERS", lo), ("MAX_PLAYERS", hi), ("NUM_ACTIONS", na)):
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+            fail("rules.py", f"{key} must be an integer >= 1, got {value!r}")
+    if lo > hi:
+        fail("rules.py", f"MIN_PLAYERS={lo} is above MAX_PLAYERS={hi}")
+    rules_cls = got[("rules", "RULES")]
+    if not (isinstance(rules_cls, type) and issubclass(rules_cls, Rules) and dataclasses.is_dataclass(rules_cls)):
+        fail("rules.py", f"RULES must be a dataclass subclass of cardgym.core.rules.Rules, got {rules_cls!r}")
+    fields = {f.name for f in dataclasses.fields(rules_cls)}
+    for option in REQUIRED_OPTIONS:
+        if option not in fields:
+            fail("rules.py", f"RULES ({rules_cls.__name__}) must have the rule option {option!r} "
+                             f"(every game has {', '.join(REQUIRED_OPTIONS)})")
+    dtype = got[("rules", "STATE_DTYPE")]
+    header = state_dtype(int(hi), [])
+    if not isinstance(dtype, np.dtype) or dtype.names is None or dtype.names[:len(header.names)] != header.names:
+        fail("rules.py", "STATE_DTYPE must be built by cardgym.core.game.state_dtype(MAX_PLAYERS, fields) "
+                         f"(the common header first), got {dtype!r}")
+    if dtype["reward"].shape != (int(hi),):
+        fail("rules.py", f"STATE_DTYPE's reward must hold MAX_PLAYERS={hi} seats, got {dtype['reward'].shape}")
+    deck = got[("rules", "DECK")]
+    if not (isinstance(deck, np.ndarray) and deck.ndim == 1 and np.issubdtype(deck.dtype, np.integer)):
+        fail("rules.py", f"DECK must be a 1-d integer numpy array of card codes, got {type(deck).__name__}")
+
+    encoders = got[("observe", "ENCODERS")]
+    if not isinstance(encoders, Mapping) or not encoders or next(iter(encoders)) != "vector":
+        fail("observe.py", "ENCODERS must be a dict of encoders whose first is 'vector' (the default)")
+    for key, enc in encoders.items():
+        if not isinstance(enc, (FlatEncoder, DictEncoder)):
+            fail("observe.py", f"ENCODERS[{key!r}] must be a FlatEncoder or DictEncoder, got {type(enc).__name__}")
+    if not isinstance(encoders["vector"], FlatEncoder):
+        fail("observe.py", "ENCODERS['vector'] must be a FlatEncoder (the compiled default observation)")
+    flats = sum(isinstance(e, FlatEncoder) for e in encoders.values())
+    if flats > MAX_FLAT_ENCODERS:
+        fail("observe.py", f"ENCODERS holds {flats} flat encoders; the compiled dispatch holds at most "
+                           f"{MAX_FLAT_ENCODERS}")
+
+    if not isinstance(bots, Mapping) or list(bots)[:len(REQUIRED_BOTS)] != list(REQUIRED_BOTS):
+        fail("bots.py", f"BOTS must start with {', '.join(REQUIRED_BOTS)}, got {list(bots)}")
+    if len(bots) > MAX_BOTS:
+        fail("bots.py", f"the game has {len(bots)} bots ({', '.join(bots)}; bots.py, expert.py and search.py "
+                        f"together); the compiled dispatch holds at most {MAX_BOTS}")
+    for module, names in EXPORTS.items():
+        for n in names:
+            value = got[(module, n)]
+            if n.islower() and not callable(value):
+                fail(f"{module}.py", f"{n} must be a function, got {type(value).__name__}")
 
 
 def replace(spec: GameSpec, **changes) -> GameSpec:

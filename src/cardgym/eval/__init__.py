@@ -12,6 +12,10 @@ saved policies, or objects with ``act(obs_batch, mask_batch) -> actions``. A gam
 is a win when a seat of ``a`` wins and no seat of ``b`` does, a loss in the reverse case, and a draw
 otherwise (stall draws, truncations, shared wins). ``a_win_rate`` scores a draw as half a win, so 50%
 is parity, and comes with a 95% Wilson interval.
+
+A game against the house (``GameSpec.utility == "house"``, any number of seats, one included) has no
+seat to beat: every deal is played once with ``a`` on every seat and once with ``b`` on every seat, and
+``a`` wins the deal when its seats' rewards add up to more than ``b``'s on the same cards.
 """
 
 from __future__ import annotations
@@ -57,6 +61,11 @@ def match(game, a, b, num_players: int = 2, games: int = 2000, seed: int = 0, pr
     rules = game.make_rules(num_players=num_players, **options)
     if isinstance(games, bool) or not isinstance(games, int) or games < 1:
         raise ValueError(f"games must be a positive integer, got {games!r}")
+    if game.utility == "house":
+        return _house_match(game, rules, a, b, games, seed, progress)
+    if rules.num_players < 2:
+        raise ValueError(f"a match of {game.name} ({game.utility.replace('_', '-')}) needs at least 2 players, got "
+                         f"num_players={rules.num_players}")
     rotations = seat_rotations(num_players)
     deals = max(1, -(-games // len(rotations)))
     pa, pb = _resolve(game, a, rules), _resolve(game, b, rules)
@@ -94,14 +103,40 @@ def match(game, a, b, num_players: int = 2, games: int = 2000, seed: int = 0, pr
     }
 
 
+def _house_match(game, rules, a, b, games: int, seed: int, progress: bool) -> dict:
+    """`match` of a game against the house: each deal played by ``a`` on every seat, then by ``b``."""
+    n = rules.num_players
+    deals = max(1, -(-games // 2))
+    pa, pb = _resolve(game, a, rules), _resolve(game, b, rules)
+    seeds = np.repeat(np.arange(seed, seed + deals, dtype=np.int64), 2)
+    seat_players = [[pa] * n if k % 2 == 0 else [pb] * n for k in range(2 * deals)]
+    bar = _Progress(len(seeds), f"{a} vs {b}", progress)
+    t0 = time.perf_counter()
+    rewards, status, turns = play(game, rules, seeds, seat_players, progress=bar)
+    bar.close()
+    dt = time.perf_counter() - t0
+    a_total, b_total = rewards[0::2].sum(axis=1), rewards[1::2].sum(axis=1)
+    wins, losses = int(np.sum(a_total > b_total)), int(np.sum(a_total < b_total))
+    draws = deals - wins - losses
+    points = wins + 0.5 * draws
+    lo, hi = wilson(points, deals)
+    return {
+        "a": str(a), "b": str(b), "games": deals, "wins": wins, "losses": losses, "draws": draws,
+        "a_win_rate": round(points / deals, 4), "ci95": [round(lo, 4), round(hi, 4)],
+        "a_mean_reward": round(float(a_total.mean()) / n, 4), "b_mean_reward": round(float(b_total.mean()) / n, 4),
+        "truncated": int(np.sum(status == 2)), "mean_turns": round(float(turns.mean()), 2),
+        "seconds": round(dt, 3), "games_per_second": round(2 * deals / dt, 1) if dt > 0 else None,
+    }
+
+
 def tournament(game, players: list, num_players: int = 2, games: int = 2000, seed: int = 0,
                progress: bool = False, **options) -> dict:
     """Round robin of every pair of ``players`` (duplicate matches) and their ratings.
 
     Returns ``{"game", "num_players", "pairs": [match results...], "ratings": {player: elo},
     "multiplayer": ...}``. ``ratings`` (Bradley-Terry, Elo scale) are fit for 2-player matches only
-    (``None`` otherwise: with more players each match is one seat against the field, which is not a
-    head-to-head result). With 3 or more seats, ``multiplayer`` holds the Plackett-Luce ratings
+    and for games against the house (``None`` otherwise: with more players each match is one seat against
+    the field, which is not a head-to-head result). With 3 or more seats, ``multiplayer`` holds the Plackett-Luce ratings
     (openskill, ``mu``, ``sigma``, 95% interval ``mu +- 1.96 sigma``) of ``games`` more games of line-ups
     of all the players ([`free_for_all`][cardgym.eval.ratings.free_for_all]); ``None`` for 2 seats.
     """
@@ -115,10 +150,12 @@ def tournament(game, players: list, num_players: int = 2, games: int = 2000, see
         r = match(game, a, b, num_players=num_players, games=games, seed=seed, progress=progress, **options)
         pairs.append(r)
         scores[(str(a), str(b))] = (r["wins"] + 0.5 * r["draws"], r["games"])
-    # a Bradley-Terry fit needs head-to-head results; "one seat against the field" scores are not
-    ratings = bradley_terry([str(p) for p in players], scores) if num_players == 2 else None
+    # a Bradley-Terry fit needs head-to-head results; "one seat against the field" scores are not (the
+    # deal-by-deal comparisons of a game against the house are)
+    house = _game(game).utility == "house"
+    ratings = bradley_terry([str(p) for p in players], scores) if num_players == 2 or house else None
     multiplayer = None
-    if num_players > 2:
+    if num_players > 2 and not house:
         multiplayer = free_for_all(game, players, num_players, games=games, seed=seed, progress=progress,
                                    **options)
     return {"game": _game(game).name, "num_players": num_players, "pairs": pairs, "ratings": ratings,

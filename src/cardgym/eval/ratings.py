@@ -3,10 +3,13 @@ Plackett-Luce model.
 
 A 2-player tournament fits Bradley-Terry on head-to-head results (`cardgym.eval.stats.bradley_terry`).
 With more seats, a game is a *finishing order* of its seats: winners first, then the others by the
-game's standing (Skyjo: total score, lower first; Skip-Bo and Skip-Bo Junior: cards left in the stock,
-fewer first); equal standings tie, and a game without a winner (stall draw, truncation, Skip-Bo draw)
-ties every seat. These orders are rated with openskill's Plackett-Luce model (the Weng-Lin Bayesian
-approximation), which takes rankings of any number of entrants and ties.
+game's standing (e.g. a total score, lower first, or the cards left in a stock, fewer first); equal
+standings tie, and a game without a winner (a stall draw, a truncation) ties every seat. The standing
+is the game's own (``GameSpec.standing``, a `cardgym.core.game.Standing` declared in the game's
+``__init__.py``): a game without one ties every seat after the winners. Games against the house
+(``GameSpec.utility == "house"``) have no finishing order between seats and are not rated this way.
+These orders are rated with openskill's Plackett-Luce model (the Weng-Lin Bayesian approximation),
+which takes rankings of any number of entrants and ties.
 
 The games are *line-ups*: with ``k`` players and ``n`` seats, ``k >= n`` seats ``n`` distinct players per
 game (cycling through every combination), ``k < n`` seats every player once on a *rated* seat and fills
@@ -30,26 +33,23 @@ import numpy as np
 
 from .batch import _game, _Progress, _resolve, play
 
-#: the standing that orders the seats after the winners: a field of ``game.result()``, lower is better
-STANDING = {"skyjo": "totals", "skipbo": "stock_left", "skipbo_junior": "stock_left"}
-
 Z95 = 1.959963984540054
 
 
 def finishing_ranks(game, rules, records: np.ndarray) -> np.ndarray:
     """Finishing ranks ``(games, num_players)`` of final state records: 1 for the winners, then by the
-    game's `STANDING` (equal standings share the lower rank, as in "1, 2, 2, 4"); every seat 1 in a
+    game's ``standing`` (equal standings share the lower rank, as in "1, 2, 2, 4"); every seat 1 in a
     game without a winner."""
     n = rules.num_players
-    field = STANDING.get(game.name)
+    standing = game.standing
     out = np.ones((len(records), n), np.int64)
     for g in range(len(records)):
         res = game.result(records[g], rules)
         winners = set(res.get("winners", []))
         if not winners:
             continue
-        stand = res.get(field) if field is not None else None
-        key = [(0 if s in winners else 1, 0 if s in winners or stand is None else stand[s]) for s in range(n)]
+        key = [(0 if s in winners else 1, 0 if s in winners or standing is None else standing.value(res, s))
+               for s in range(n)]
         for s in range(n):
             out[g, s] = 1 + sum(1 for t in range(n) if key[t] < key[s])
     return out
@@ -106,6 +106,9 @@ def free_for_all(game, players: list, num_players: int, games: int = 2000, seed:
     "games"}}, "mean_rank": {player: mean finishing rank among the rated seats}, "seconds"}``.
     """
     game = _game(game)
+    if game.utility == "house":
+        raise ValueError(f"{game.name} is played against the house: its seats have no finishing order to rate "
+                         "(compare players with cardgym.eval.match)")
     rules = game.make_rules(num_players=num_players, **options)
     n = rules.num_players
     if isinstance(games, bool) or not isinstance(games, int) or games < 1:

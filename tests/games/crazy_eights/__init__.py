@@ -52,11 +52,15 @@ Measured (2 players, duplicate games, seed 0; `CARDGYM_GAMES=$PWD/tests/games ca
 --bots ...`): expert vs greedy 51.1% over 2000 games [48.9%, 53.3%] (52.2% over 1000); search vs expert
 54.5% over 200 games [47.6%, 61.3%]. A short hand in a 32-card deck leaves little to skill: both edges
 are small and within the noise of these runs.
+
+## Version history
+
+- `v0`: first version (the rules above, `vector` and `dict` observations, four bots).
 """
 
 from __future__ import annotations
 
-from cardgym.core.game import GameSpec
+from cardgym.kit import GameSpec
 
 GAME = GameSpec.from_package(
     __name__,

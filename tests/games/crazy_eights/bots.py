@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from numba import njit
 
-from cardgym.core.rng import pick_legal
+from cardgym.kit import pick_legal
 
 from .kernels import rank_of, suit_of
 from .rules import DECK_SIZE, DRAW, EIGHT, NAME_SUIT, NUM_SUITS, PH_SUIT

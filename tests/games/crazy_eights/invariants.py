@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from cardgym.core.game import RUNNING
-from cardgym.core.invariants import all_equal, all_in_range, bad, check_codes, in_range, same_cards
+from cardgym.kit import RUNNING, all_equal, all_in_range, bad, check_codes, in_range, same_cards
 
 from .rules import DECK, DECK_SIZE, EIGHT, PH_SUIT
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from numba import njit
 
-from cardgym.core.rng import seed_record, shuffle
+from cardgym.kit import clear_mask, clear_reward, deck_order, shuffle, start_record
 
 from .observe import obs_size, observe_vector
 from .rules import (
@@ -72,26 +72,19 @@ def _draw_card(s):
 
 @njit(cache=True)
 def reset(s, p, seed, deck, deck_len):
-    seed_record(s, seed)
     n = p[P_NUM_PLAYERS]
     h = p[P_HAND]
-    s.num_players = n
-    s.status = 0
-    s.turn = 0
+    start_record(s, seed, n)
     s.current = 0
     s.phase = PH_PLAY
     s.passes = 0
     s.winner = -1
     for i in range(MAX_PLAYERS):
-        s.reward[i] = 0.0
         s.hand_len[i] = 0
         for c in range(DECK_SIZE):
             s.hand[i, c] = 0
     # the deal order in the draw pile's array, front = top of the deck
-    for k in range(DECK_SIZE):
-        s.draw[k] = deck[k] if deck_len > 0 else DECK[k]
-    if deck_len == 0:
-        shuffle(s, s.draw, DECK_SIZE)
+    deck_order(s, DECK, deck, deck_len, s.draw)
     for r in range(h):  # one card at a time, around the table
         for i in range(n):
             s.hand[i, s.draw[r * n + i]] = 1
@@ -115,9 +108,7 @@ def reset(s, p, seed, deck, deck_len):
 
 @njit(cache=True)
 def legal(s, p, mask):
-    for a in range(mask.shape[0]):
-        mask[a] = 0
-    if s.status != 0:
+    if not clear_mask(s, mask):
         return
     seat = s.current
     if s.phase == PH_SUIT:
@@ -149,8 +140,7 @@ def _end_turn(s, p):
 
 @njit(cache=True)
 def apply(s, p, action):
-    for i in range(s.reward.shape[0]):
-        s.reward[i] = 0.0
+    clear_reward(s)
     seat = s.current
     if action >= NAME_SUIT:
         s.suit = action - NAME_SUIT

@@ -11,48 +11,35 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from cardgym.core.game import DictEncoder, Field, FlatEncoder
+from cardgym.kit import DictEncoder, FlatEncoder, Layout, Slot, offset
 
 from .rules import DECK_SIZE, NUM_SUITS, PH_SUIT
 
-#: the fields of the "vector" observation whose size does not depend on the rules, in order; the
-#: per-seat fields follow (`vector_layout`). The kernel's offsets are read from this one table.
-FIXED = [
-    Field("hand", DECK_SIZE, 0, 1, "1 for each card (code suit*8+rank) in the observer's hand"),
-    Field("top", DECK_SIZE, 0, 1, "the discard pile's top card, one-hot by code"),
-    Field("discards", DECK_SIZE, 0, 1, "every card in the discard pile (all were played face up)"),
-    Field("suit", NUM_SUITS, 0, 1, "the suit to follow, one-hot (clubs, diamonds, hearts, spades)"),
-    Field("naming", 1, 0, 1, "1 when the seat to act must name a suit (it has just played an eight)"),
-    Field("draw_size", 1, 0, DECK_SIZE, "cards in the draw pile"),
-]
-
-
-def _offsets(fields) -> dict:
-    out, at = {}, 0
-    for f in fields:
-        out[f.name] = at
-        at += f.size
-    out["_end"] = at
-    return out
-
-
-_AT = _offsets(FIXED)
-O_HAND, O_TOP, O_DISCARDS, O_SUIT = _AT["hand"], _AT["top"], _AT["discards"], _AT["suit"]
-O_NAMING, O_DRAW, O_SEATS = _AT["naming"], _AT["draw_size"], _AT["_end"]
+#: the "vector" observation, in order; seats are relative to the observer (0 = the observer). The
+#: kernel's offsets, the documented fields and the size all come from this one table (`cardgym.kit.Layout`).
+VECTOR = Layout(
+    Slot("hand", 0, DECK_SIZE, 0, 1, "1 for each card (code suit*8+rank) in the observer's hand"),
+    Slot("top", 0, DECK_SIZE, 0, 1, "the discard pile's top card, one-hot by code"),
+    Slot("discards", 0, DECK_SIZE, 0, 1, "every card in the discard pile (all were played face up)"),
+    Slot("suit", 0, NUM_SUITS, 0, 1, "the suit to follow, one-hot (clubs, diamonds, hearts, spades)"),
+    Slot("naming", 0, 1, 0, 1, "1 when the seat to act must name a suit (it has just played an eight)"),
+    Slot("draw_size", 0, 1, 0, DECK_SIZE, "cards in the draw pile"),
+    Slot("hand_sizes", 1, 0, 0, DECK_SIZE, "cards in each hand, observer first, then in turn order"),
+    Slot("to_act", 1, 0, 0, 1, "the seat to act, one-hot relative to the observer (zeros once over)"),
+)
+O_HAND, O_TOP, O_DISCARDS, O_SUIT = (VECTOR.at(k) for k in ("hand", "top", "discards", "suit"))
+O_NAMING, O_DRAW, O_SIZES, O_TO_ACT = (VECTOR.at(k) for k in ("naming", "draw_size", "hand_sizes", "to_act"))
+SIZE = VECTOR.total
 
 
 def vector_layout(rules) -> list:
-    """The "vector" observation, in order; seats are relative to the observer (0 = the observer)."""
-    n = rules.num_players
-    return FIXED + [
-        Field("hand_sizes", n, 0, DECK_SIZE, "cards in each hand, observer first, then in turn order"),
-        Field("to_act", n, 0, 1, "the seat to act, one-hot relative to the observer (zeros once over)"),
-    ]
+    """The "vector" observation's `Field` table under ``rules``."""
+    return VECTOR.fields(rules)
 
 
 @njit(cache=True)
 def obs_size(n):
-    return O_SEATS + 2 * n
+    return offset(SIZE, n)
 
 
 @njit(cache=True)
@@ -60,23 +47,25 @@ def observe_vector(s, p, seat, out):
     n = int(s.num_players)
     for i in range(out.shape[0]):
         out[i] = 0.0
+    o_hand, o_top, o_discards = offset(O_HAND, n), offset(O_TOP, n), offset(O_DISCARDS, n)
     for c in range(DECK_SIZE):
         if s.hand[seat, c]:
-            out[O_HAND + c] = 1.0
+            out[o_hand + c] = 1.0
     dl = int(s.discard_len)
     for k in range(dl):
-        out[O_DISCARDS + int(s.discard[k])] = 1.0
+        out[o_discards + int(s.discard[k])] = 1.0
     if dl > 0:
-        out[O_TOP + int(s.discard[dl - 1])] = 1.0
-    out[O_SUIT + int(s.suit)] = 1.0
+        out[o_top + int(s.discard[dl - 1])] = 1.0
+    out[offset(O_SUIT, n) + int(s.suit)] = 1.0
     if s.status == 0 and s.phase == PH_SUIT:
-        out[O_NAMING] = 1.0
-    out[O_DRAW] = s.draw_len
+        out[offset(O_NAMING, n)] = 1.0
+    out[offset(O_DRAW, n)] = s.draw_len
+    o_sizes, o_to_act = offset(O_SIZES, n), offset(O_TO_ACT, n)
     for r in range(n):
         j = (seat + r) % n
-        out[O_SEATS + r] = s.hand_len[j]
+        out[o_sizes + r] = s.hand_len[j]
         if s.status == 0 and j == s.current:
-            out[O_SEATS + n + r] = 1.0
+            out[o_to_act + r] = 1.0
 
 
 def state_size(rules) -> int:

@@ -10,8 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from cardgym.core.game import state_dtype
-from cardgym.core.rules import Rules, check_choice, check_int
+from cardgym.kit import Rules, check_choice, check_int, state_dtype
 
 NUM_SUITS, NUM_RANKS = 4, 8
 DECK_SIZE = NUM_SUITS * NUM_RANKS  # 32: the piquet deck

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from cardgym.games._shared.search import bind_search, budget_bot, shuffled_pool
+from cardgym.kit import bind_search, budget_bot, shuffled_pool, win_draw_loss
 
 from .bots import bot_greedy
 from .expert import bot_expert
@@ -48,20 +48,10 @@ def resample_seen(t, seat, g, buf):
         m += 1
 
 
-@njit(cache=True)
-def _value(t, p, me, ended):
-    """A rollout is played to the end of the game: 1 won, 0.5 drawn (blocked or truncated), 0 lost."""
-    if t.winner == me:
-        return 1.0
-    if t.winner < 0:
-        return 0.5
-    return 0.0
-
-
 #: ``search(s, p, mask, rollouts, horizon, player)`` and the registered ``bot_search(s, p, mask)``
 search, bot_search = bind_search(
     __name__, dtype=STATE_DTYPE, apply=apply, legal=legal, expert=bot_expert, greedy=bot_greedy,
-    resample=resample_seen, value=_value, num_actions=NUM_ACTIONS, pool=DECK_SIZE, z=Z,
+    resample=resample_seen, value=win_draw_loss, num_actions=NUM_ACTIONS, pool=DECK_SIZE, z=Z,
     rollouts=ROLLOUTS, horizon=0, rollout_bot=ROLLOUT_BOT,
 )
 

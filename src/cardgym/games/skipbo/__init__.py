@@ -1,12 +1,14 @@
 """Skip-Bo (Mattel): classic, teams, quick, match scoring and variants. See docs/skipbo.md."""
 
-from ...core.game import GameSpec
+from ...core.game import GameSpec, Standing
 from .._shared import presets
 
 GAME = GameSpec.from_package(
     __name__,
     title="Skip-Bo",
     gym_name="SkipBo",
+    utility="team",  # the teams option forms sides; result()["winners"] is the whole side
+    standing=Standing("stock_left", better="lower"),  # multi-player ratings: fewer stock cards first
     test_configs=[{"num_players": 2, "stock_size": 10}, {"num_players": 4, "teams": True, "stock_size": 5},
                   {"num_players": 3, "stock_size": 4, "build_directions": "two_up_two_down",
                    "wild_must_be_covered": True, "match_target": 60}],

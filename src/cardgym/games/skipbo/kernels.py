@@ -13,9 +13,9 @@ from ...core.rng import below
 from .._shared import builds
 from .._shared.builds import pile_need, recyclable, recycle
 from .._shared.builds import play as build_play
-from .._shared.cards import deck_order, refill_from
-from .._shared.header import clear_mask, clear_reward, start_record
-from .._shared.layout import offset
+from ...kit.cards import deck_order, refill_from
+from ...kit.header import clear_mask, clear_reward, start_record
+from ...kit.layout import offset
 from .observe import SEAT_BLOCK, STATE
 from .rules import (
     A_DISCARD,

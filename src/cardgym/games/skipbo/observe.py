@@ -20,7 +20,7 @@ from numba import njit
 
 from ...core.game import RUNNING, DictEncoder, FlatEncoder
 from .._shared.builds import needs, pile_need
-from .._shared.layout import Layout, Slot, offset
+from ...kit.layout import Layout, Slot, offset
 from .rules import DECK_SIZE, NUM_CODES, NUM_DISCARDS, NUM_PILES, P_DIRECTIONS, P_TEAMS, TOP
 
 CODE_DOC = "index 0 = wild, 1..12 = that value"

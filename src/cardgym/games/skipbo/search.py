@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .._shared.search import shuffled_pool, bind_search, budget_bot
+from ...kit.search import shuffled_pool, bind_search, budget_bot
 from .bots import bot_greedy
 from .expert import bot_expert
 from .kernels import apply, legal, partner_of

@@ -5,13 +5,15 @@ observation layouts. The deal, the build piles and the recycling are the Skip-Bo
 ``games/_shared``.
 """
 
-from ...core.game import GameSpec
+from ...core.game import GameSpec, Standing
 from .._shared import presets
 
 GAME = GameSpec.from_package(
     __name__,
     title="Skip-Bo Junior",
     gym_name="SkipBoJunior",
+    utility="head_to_head",
+    standing=Standing("stock_left", better="lower"),  # multi-player ratings: fewer stock cards first
     test_configs=[{"num_players": 2}, {"num_players": 4, "must_play": False, "stock_size": 5}],
     train_preset=dict(presets.CLONE_EXPERT, hidden=(512, 512), opponents="greedy:0.4,random:0.4,self:0.2"),
 )

@@ -12,9 +12,9 @@ from numba import njit
 from ...core.game import RUNNING, TERMINATED, TRUNCATED
 from ...core.rng import below
 from .._shared.builds import ASCENDING, accepts, pile_need, play, recyclable, recycle
-from .._shared.cards import count_values, deck_order, load_pile, pop, push, top
-from .._shared.header import clear_mask, clear_reward, start_record
-from .._shared.layout import offset
+from ...kit.cards import count_values, deck_order, load_pile, pop, push, top
+from ...kit.header import clear_mask, clear_reward, start_record
+from ...kit.layout import offset
 from .observe import STATE, VECTOR, observe_vector
 from .rules import (
     CODE_COUNTS,

@@ -16,8 +16,8 @@ from numba import njit
 
 from ...core.game import DictEncoder, FlatEncoder
 from .._shared.builds import ASCENDING, pile_need
-from .._shared.cards import top
-from .._shared.layout import Layout, Slot, offset
+from ...kit.cards import top
+from ...kit.layout import Layout, Slot, offset
 from .rules import DECK_SIZE, NUM_CODES, NUM_PILES, NUM_STACKS, TOP
 
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from .._shared.search import shuffled_pool, bind_search, budget_bot
+from ...kit.search import shuffled_pool, bind_search, budget_bot
 from ...core.rng import next_seed, seed_record, shuffle
 from .bots import bot_greedy, bot_random
 from .expert import bot_expert

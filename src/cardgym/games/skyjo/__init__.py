@@ -7,13 +7,15 @@ builds the `cardgym.core.game.GameSpec` from them.
 
 from __future__ import annotations
 
-from ...core.game import GameSpec
+from ...core.game import GameSpec, Standing
 from .._shared import presets
 
 GAME = GameSpec.from_package(
     __name__,
     title="Skyjo",
     gym_name="Skyjo",
+    utility="head_to_head",
+    standing=Standing("totals", better="lower"),  # multi-player ratings: lower total first
     test_configs=[{"num_players": 2}, {"num_players": 4, "setup_reveal": "random"},
                   {"num_players": 3, "episode": "round", "reward": "score"}],
     # trainer defaults: per-round points (dense) as a zero-sum difference, plus a win bonus at the end

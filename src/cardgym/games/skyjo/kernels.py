@@ -12,8 +12,8 @@ from numba import njit
 
 from ...core.game import RUNNING, TERMINATED, TRUNCATED
 from ...core.rng import below, shuffle
-from .._shared.cards import deck_order, load_pile
-from .._shared.header import clear_mask, clear_reward, start_record
+from ...kit.cards import deck_order, load_pile
+from ...kit.header import clear_mask, clear_reward, start_record
 from .rules import (
     A_DRAW,
     A_REPLACE,

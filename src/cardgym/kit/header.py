@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from numba import njit
 
-from ...core.rng import seed_record
-from ...core.status import RUNNING
+from ..core.rng import seed_record
+from ..core.status import RUNNING
 
 
 @njit(cache=True)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from numba import njit
 
-from ...core.rng import shuffle
+from ..core.rng import shuffle
 
 
 @njit(cache=True)

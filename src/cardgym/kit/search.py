@@ -5,15 +5,15 @@ the alternatives (`confident_best`), and a bot with another budget (`budget_bot`
 from __future__ import annotations
 
 import importlib.util
-import re
 import sys
 from pathlib import Path
 
 import numpy as np
 from numba import njit
 
-from ...core.records import scratch_maker
-from ...core.rng import shuffle
+from ..core.binder import binding_tag
+from ..core.records import scratch_maker
+from ..core.rng import shuffle
 
 #: rollout players of a search
 R_GREEDY, R_EXPERT = 0, 1
@@ -38,8 +38,10 @@ def bind_search(module: str, *, dtype, apply, legal, expert, greedy, resample, v
     spec = importlib.util.spec_from_file_location(name, _TEMPLATE)
     mod = importlib.util.module_from_spec(spec)
     # numba keys a cache entry by file, qualified name and signature only: the game's name in TAG (read
-    # by the template before it defines anything) keeps games with one record dtype apart
-    mod.TAG = re.sub(r"\W", "_", module.rpartition(".")[0].rpartition(".")[2])
+    # by the template before it defines anything) keeps games with one record dtype apart, and for a game
+    # outside cardgym a hash of its sources keeps an edited game from loading its old rules
+    package = module.rpartition(".")[0]
+    mod.TAG = binding_tag(package.rpartition(".")[2], package)
     sys.modules[name] = mod
     spec.loader.exec_module(mod)
     mod.APPLY, mod.LEGAL, mod.EXPERT, mod.GREEDY = apply, legal, expert, greedy

@@ -22,7 +22,7 @@ from typing import Any, Callable, Union
 
 from numba import njit
 
-from ...core.game import Field
+from ..core.game import Field
 
 
 @dataclass(frozen=True)
