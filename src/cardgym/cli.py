@@ -132,9 +132,9 @@ def cmd_eval(args, extra):
     rows = []
     for r in result["pairs"]:
         lo, hi = r["ci95"]
-        rows.append([r["a"], r["b"], r["games"], f"{r['a_win_rate']:.1%}", f"[{lo:.1%}, {hi:.1%}]", r["draws"],
+        rows.append([r["a"], r["b"], r["games"], f"{r['a_win_rate']:.1%}", f"[{lo:.1%}, {hi:.1%}]", f"{r['wins']}/{r['draws']}/{r['losses']}",
                      f"{r['games_per_second']:,.0f}"])
-    print(_table(rows, ["a", "b", "games", "a win rate", "95% CI", "draws", "games/s"], right=(2, 3, 4, 5, 6)))
+    print(_table(rows, ["a", "b", "games", "a win rate", "95% CI", "a W/D/L", "games/s"], right=(2, 3, 4, 5, 6)))
     if result["ratings"] is None and result["multiplayer"] is not None:
         print(f"(a plays one seat against {num_players - 1} seats of b: parity is {1 / num_players:.0%})")
         multi = result["multiplayer"]

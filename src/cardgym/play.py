@@ -23,7 +23,7 @@ and the backs of hidden cards."""
 WIDTH, HEIGHT = 80, 24
 
 _ANSI = re.compile(r"\033\[[0-9;]*m")
-#: the varying parts of move descriptions: numbers and card names in capitals (SB, SKIP-BO, W)
+#: the varying parts of move descriptions: numbers and card names written in capitals
 _NUM = re.compile(r"\d+|\b[A-Z][A-Z-]*\b")
 
 
@@ -51,7 +51,7 @@ def group_moves(moves: list) -> list:
 
     Descriptions that differ only in their numbers (parenthesised details aside) share a row: the last
     number that varies becomes ``#`` in the label, and each cell pairs its value with the move's id
-    ("play a SKIP-BO from your hand on build pile #: 0=52 1=53 ..."); when two numbers vary, the first
+    ("play a WILD from your hand on build pile #: 0=52 1=53 ..."); when two numbers vary, the first
     one splits the rows and any other becomes ``…``. A move alone keeps its full description (value
     ``None``)."""
     groups: dict = {}

@@ -125,8 +125,8 @@ class CardGameAEC(CopiesThroughState, AECEnv):
             self._ended_in_reset()
 
     def _ended_in_reset(self):
-        """The deal itself ended the episode (Skip-Bo Junior: the turns taken inside ``reset()`` by
-        players without a play reached the stall rule or ``max_turns``): report it as PettingZoo
+        """The deal itself ended the episode (a game whose ``reset()`` takes
+        the turns of players without a play reached the stall rule or ``max_turns``): report it as PettingZoo
         expects, every agent terminated (or truncated) with its reward and the result, so that
         ``agent_iter()`` only asks for the ``None`` steps of the dead agents and then ends."""
         done = self.truncations if self._status == TRUNCATED else self.terminations

@@ -25,7 +25,7 @@ FORMAT = 1
 
 
 class GameRef:
-    """A picklable reference to a registered game: its PettingZoo module's ``GAME`` (``cardgym.skyjo_v0``).
+    """A picklable reference to a registered game: its PettingZoo module's ``GAME`` (``cardgym.<name>_v<version>``).
 
     Core does not import the registry; the module is found by name when the copy is loaded."""
 

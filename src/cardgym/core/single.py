@@ -161,7 +161,7 @@ class CardGameEnv(CopiesThroughState, gym.Env):
     def _dead_deck_message(self) -> str:
         return (
             f"{self.game.gym_id}: the stacked deck ends the episode before the learner's first decision "
-            "(in Skip-Bo Junior the turns without a play are taken inside reset(), and the opponents play "
+            "(a game may take the turns without a play inside reset(), and the opponents play "
             "up to the learner's seat); a single-agent reset() cannot return a finished episode and would "
             "have to deal another deck. Use the AEC env (raw_env) to play this deck, or another deck"
         )

@@ -23,8 +23,8 @@ _MODES = {"next_step": AutoresetMode.NEXT_STEP, "same_step": AutoresetMode.SAME_
 
 
 #: the largest batch: 2**18 = 262,144 games. Throughput stops growing near 4096 envs (docs/benchmarks.md),
-#: and a batch costs 2.7-8.4 kB per env (records, observations, masks: Skyjo 808-byte records and 470
-#: floats of observation, Skip-Bo 5.7 kB records), so 2**18 Skip-Bo envs already take 2.2 GB; beyond it a
+#: and a batch of the built-in games costs 2.7-8.4 kB per env (records, observations, masks; the largest
+#: record is 5.7 kB), so 2**18 envs of that game already take 2.2 GB; beyond it a
 #: typo (``10**9``) would try to allocate terabytes (or overflow) instead of failing at once
 MAX_NUM_ENVS = 2**18
 
