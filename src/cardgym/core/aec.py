@@ -14,6 +14,7 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
+from . import plugins
 from .actions import bot_choice, check_action
 from .aec_wrappers import AssertOutOfBoundsWrapper, OrderEnforcingWrapper, TerminateIllegalWrapper
 from .copies import CopiesThroughState
