@@ -19,7 +19,10 @@ from conftest import CONFIGS, GAME_NAMES, config_id
 def test_views_leak_nothing(cfg):
     """Re-dealing every card hidden from seat k changes no byte of view(k) nor of view(None)."""
     name, options = cfg
-    assert check_view(name, options, games=2, every=4, max_steps=240) > 10
+    checked = check_view(name, options, games=2, every=4, max_steps=240)
+    if checked <= 10:  # a game of short episodes (against the house): more games, every position
+        checked = check_view(name, options, games=16, every=1, max_steps=240)
+    assert checked > 10
 
 
 def _env(name, steps=10, seed=3, **options):

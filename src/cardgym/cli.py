@@ -296,6 +296,14 @@ def build_parser(argv=()) -> argparse.ArgumentParser:
                    help="seconds after which an untouched game is dropped")
     w.add_argument("--pace", type=real(0, 60), default=0.7, help="seconds between two bot moves")
     w.set_defaults(func=cmd_serve)
+
+    n = command("new-game", help="write the package of a new game (docs/api.md, 'Adding a game')", description=(
+        "Write an installable package for a new game: pyproject.toml with the cardgym.games entry point,\n"
+        "the game folder in the fixed shape, tests calling cardgym.testing.check_game."))
+    n.add_argument("name", metavar="NAME", help="the game's name, a lowercase Python identifier")
+    n.add_argument("--dir", type=text("a folder"), default=None,
+                   help="where to write it (default ./cardgym-NAME; must be new or empty)")
+    n.set_defaults(func=cmd_new_game)
     return ap
 
 

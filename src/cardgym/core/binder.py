@@ -24,7 +24,9 @@ import re
 import sys
 from pathlib import Path
 
-from .game import MAX_BOTS, MAX_FLAT_ENCODERS
+#: what the template's dispatch holds (``BOT0..BOT3``, ``OBS0..OBS3`` in ``core/bound.py``)
+MAX_BOTS = 4
+MAX_FLAT_ENCODERS = 4
 
 
 def compiled(game, bot: int | None = None, obs: int | None = None, bots: tuple | None = None):
@@ -158,7 +160,7 @@ def _bind(game, bot: int | None = None, obs: int | None = None, subset: tuple | 
         else:
             mod.observe = mod.observe_none
     mod.RESET, mod.LEGAL, mod.APPLY, mod.STATE_VECTOR = game.reset, game.legal, game.apply, game.state_vector
-    for k in range(4):
+    for k in range(MAX_BOTS):
         setattr(mod, f"BOT{k}", bots[k] if k < len(bots) else bots[0])
         setattr(mod, f"OBS{k}", flats[k] if k < len(flats) else flats[0])
     return mod

@@ -46,6 +46,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
+from .binder import MAX_BOTS, MAX_FLAT_ENCODERS  # noqa: F401  (the dispatch's slots; part of the contract)
 from .status import RUNNING, TERMINATED, TRUNCATED  # noqa: F401  (also imported from here)
 
 
@@ -158,9 +159,6 @@ UTILITIES = {
              "seats that beat it, result()['pushes'] the seats that tied it, every other seat lost",
 }
 
-#: the most bots and flat encoders the compiled dispatch holds (``core/bound.py`` has four slots each)
-MAX_BOTS = 4
-MAX_FLAT_ENCODERS = 4
 #: bots every game has: ``random`` (the default opponent of the Gymnasium and vector envs) and
 #: ``greedy`` (of ``cardgym play``), the first two of ``bots.BOTS``
 REQUIRED_BOTS = ("random", "greedy")
