@@ -22,7 +22,7 @@ from cardgym.render.scene import Palette
 SHAPE = {
     "rules": ("RULES", "STATE_DTYPE", "DECK", "MIN_PLAYERS", "MAX_PLAYERS", "NUM_ACTIONS"),
     "kernels": ("reset", "legal", "apply", "state_vector"),
-    "observe": ("ENCODERS", "state_size", "resample_hidden"),
+    "observe": ("ENCODERS", "state_size", "resample_hidden", "WORLD"),
     "text": ("action_to_str", "describe_action", "render_ansi", "result"),
     "scene": ("scene", "PALETTE"),
     "bots": ("BOTS",),
@@ -76,7 +76,7 @@ def test_game_folder_has_the_fixed_shape(name):
     assert game.rules_cls is mods["rules"].RULES and game.state_dtype == mods["rules"].STATE_DTYPE
     assert game.reset is mods["kernels"].reset and game.state_vector is mods["kernels"].state_vector
     assert game.encoders == dict(enc) and game.state_size is mods["observe"].state_size
-    assert game.resample_hidden is mods["observe"].resample_hidden
+    assert game.resample_hidden is mods["observe"].resample_hidden and game.world is mods["observe"].WORLD
     assert game.describe_action is mods["text"].describe_action and game.result is mods["text"].result
     assert game.scene is mods["scene"].scene and game.palette is mods["scene"].PALETTE
     assert game.check_state is mods["invariants"].check_state and game.cards_of is mods["invariants"].cards_of
