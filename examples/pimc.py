@@ -8,8 +8,8 @@ Carlo. For the seat to act, the candidates are the ``expert``'s action and every
 ``rollouts`` worlds consistent with what the seat knows are drawn (`cardgym.core.worlds.sample_worlds`:
 its hidden cards dealt again from the cards it has not seen); every candidate is played in every world
 (the same worlds for every candidate: common random numbers), then the game goes on with the rollout
-bot for every seat for ``horizon`` turns, all candidates and worlds in one compiled call
-(`cardgym.core.worlds.play_out`). A world is scored by the game's value (below); the expert's action
+bot for every seat for ``horizon`` turns, all candidates and worlds in two compiled calls
+(`cardgym.core.worlds.apply_actions`, `cardgym.core.worlds.play_out`). A world is scored by the game's value (below); the expert's action
 is kept unless another beats it by ``z`` standard errors of the paired differences.
 
 With its defaults it is the algorithm of the compiled ``search`` bot (games/_shared/search_loop.py), and
@@ -36,19 +36,19 @@ from cardgym.core import worlds
 
 
 # ------------------------------------------------------------------------------ the value of a rollout
-def skyjo_value(start, ends, rules, me):
+def skyjo_value(starts, ends, rules, me):
     """The compiled search's Skyjo score: the smallest opposing estimate minus ``me``'s, an estimate being
     the game total plus, while the round runs, the points on the seat's grid (face-down cards at their
     value in the world)."""
     n = rules.num_players
     points = np.where(ends["up"][:, :n] != 2, ends["grid"][:, :n], 0).sum(axis=2)  # 2: a removed column
-    running = (ends["status"] == 0) & (ends["round_no"] == start["round_no"])
+    running = (ends["status"] == 0) & (ends["round_no"] == starts["round_no"])
     est = ends["totals"][:, :n] + np.where(running[:, None], points, 0)
     others = np.delete(est, me, axis=1)
     return (others.min(axis=1) - est[:, me]).astype(np.float64)
 
 
-def skipbo_value(start, ends, rules, me):
+def skipbo_value(starts, ends, rules, me):
     """The compiled search's Skip-Bo score: +-1000 for a hand won/lost by ``me``'s side (0 for a drawn
     one), otherwise the smallest opposing stock minus the smallest stock of ``me``'s side."""
     n = rules.num_players
@@ -56,7 +56,7 @@ def skipbo_value(start, ends, rules, me):
     side[me] = True
     if getattr(rules, "teams", False):
         side[(me + n // 2) % n] = True
-    ended = (ends["status"] != 0) | (ends["hands"] != start["hands"])
+    ended = (ends["status"] != 0) | (ends["hands"] != starts["hands"])
     win = ends["winner"]
     won = np.where(win >= 0, np.where(side[np.clip(win, 0, n - 1)], 1000.0, -1000.0), 0.0)
     stocks = ends["stock_len"][:, :n].astype(np.float64)
@@ -64,7 +64,8 @@ def skipbo_value(start, ends, rules, me):
     return np.where(ended, won, diff)
 
 
-#: a game's value of a finished rollout ``(start record, end records, rules, seat) -> scores``; games not
+#: a game's value of finished rollouts ``(records where they started, after the candidate action; end records;
+#: rules; seat) -> scores``; games not
 #: listed score the rewards the rollout paid ``me`` (with ``reward="win"``: who won)
 VALUES = {"skyjo": skyjo_value, "skipbo": skipbo_value}
 #: each game's compiled search budget (games/<game>/search.py): rollouts per candidate, horizon in turns
@@ -95,7 +96,7 @@ class Player:
         game: a game name or `GameSpec`.
         rules: the game's ``Rules`` (``game.make_rules(**options)``); default rules if ``None``.
         rollouts, horizon, rollout_bot, z: the budget (default: the compiled search's, `BUDGETS`).
-        value: ``(start, ends, rules, seat) -> scores`` (default: `VALUES`, else the rollouts' rewards).
+        value: ``(starts, ends, rules, seat) -> scores`` (default: `VALUES`, else the rollouts' rewards).
         seed: seeds the player's own generator (one seed per decision is drawn from it).
     """
 
@@ -138,10 +139,11 @@ class Player:
         r = self.rollouts
         sampled = worlds.sample_worlds(game, rules, start, me, seed, r, check=False)
         ends = np.tile(sampled, len(candidates))  # candidate i, world k at i * r + k
-        paid = worlds.play_out(game, rules, ends, self.rollout_bot, self.horizon,
-                               first=np.repeat(candidates, r))
+        paid = worlds.apply_actions(game, rules, ends, np.repeat(candidates, r))
+        after = ends.copy()  # where each rollout starts: its value knows whether the round ended since
+        paid += worlds.play_out(game, rules, ends, self.rollout_bot, self.horizon)
         if self.value is not None:
-            score = self.value(start[0], ends, rules, me)
+            score = self.value(after, ends, rules, me)
         else:
             score = paid[:, me]
         return candidates[confident_best(score.reshape(len(candidates), r), self.z)]

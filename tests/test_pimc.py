@@ -40,10 +40,10 @@ def test_pimc_makes_the_compiled_search_choices_in_skyjo():
     states = game.new_states(1)
     mask = np.zeros(game.num_actions, np.int8)
     rng = np.random.default_rng(0)
-    compared = overruled = 0
+    compared = overruled = rounds = 0
     for episode in range(3):
         c.reset_one(states, 0, params, 40 + episode, np.empty(0, np.int8), 0, mask)
-        while int(states[0]["status"]) == 0 and compared < 150 * (episode + 1):
+        while int(states[0]["status"]) == 0 and compared < 200 * (episode + 1):
             if int(states[0]["phase"]) != 0 and mask.sum() > 1:
                 probe = states.copy()
                 want = int(c.bot_one(probe, 0, params, mask.copy(), 0))  # the compiled search
@@ -55,9 +55,15 @@ def test_pimc_makes_the_compiled_search_choices_in_skyjo():
                 assert got == want, f"episode {episode} turn {int(states[0]['turn'])}: pimc {got}, search {want}"
                 compared += 1
                 overruled += got != expert
-            a = int(rng.choice(np.flatnonzero(mask)))
+            # the expert plays on (so rounds end, and candidates that end them are compared), now and then
+            # a random move
+            a = int(worlds.bot_actions(game, rules, states.copy(), "expert")[0])
+            if rng.random() < 0.2:
+                a = int(rng.choice(np.flatnonzero(mask)))
+            ended = int(states[0]["round_no"])
             c.apply_one(states, 0, params, a, mask)
-    assert compared >= 100 and overruled >= 3  # the search did overrule the expert, identically
+            rounds += int(states[0]["round_no"]) != ended
+    assert compared >= 300 and overruled >= 5 and rounds >= 3  # the search did overrule the expert, identically
 
 
 def test_pimc_plays_as_an_opponent_and_in_eval():

@@ -17,7 +17,7 @@ The calls, all seeded (a seed replays exactly):
 - `sample_batch` ``(game, rules, records, seats, seeds)``: one world per record, in one compiled call
   (what the vector env's ``sample_worlds`` uses).
 - `play_out` ``(game, rules, records, bot, turns, first)``: play batches of worlds on with a bot for
-  every seat (after a first action each), for rollouts in one compiled call.
+  every seat (after a first action each), for rollouts in one compiled call; `apply_actions`.
 - `check_sample_world` ``(game, options)``: the leak and bias checks of docs/hidden_information.md,
   raising ``AssertionError``.
 
@@ -203,13 +203,15 @@ def legal_masks(game, rules, records: np.ndarray) -> np.ndarray:
 def play_out(game, rules, records: np.ndarray, bot: str = "greedy", turns: int = 0, first=None) -> np.ndarray:
     """Play every record of ``records`` on, in place and in one compiled call: first the action
     ``first[i]`` (a legal action of its seat to act, or -1: none), then ``bot`` for every seat for
-    ``turns`` turns (0: to the end of the episode). Returns every seat's summed rewards,
+    ``turns`` turns (0: to the end of the episode; -1: none, see `apply_actions`). Returns every seat's
+    summed rewards,
     float64 ``(len(records), num_players)``."""
     game.bot(bot)
     _check_batch(game, records)
     m = records.shape[0]
-    if isinstance(turns, bool) or not isinstance(turns, (int, np.integer)) or not 0 <= turns <= 1_000_000:
-        raise ValueError(f"turns must be an integer in 0..1000000 (0: to the end), got {turns!r}")
+    if isinstance(turns, bool) or not isinstance(turns, (int, np.integer)) or not -1 <= turns <= 1_000_000:
+        raise ValueError(f"turns must be an integer in 0..1000000 (0: to the end; -1: the first actions only), "
+                         f"got {turns!r}")
     params = rules.params()
     masks = np.zeros((m, game.num_actions), np.int8)
     first = np.full(m, -1, np.int64) if first is None else np.asarray(first, np.int64).reshape(-1)
@@ -227,6 +229,13 @@ def play_out(game, rules, records: np.ndarray, bot: str = "greedy", turns: int =
     rewards = np.zeros((m, rules.num_players), np.float64)
     _kernels(game, bot).play_out(records, params, first, int(turns), masks, rewards)
     return rewards
+
+
+def apply_actions(game, rules, records: np.ndarray, actions) -> np.ndarray:
+    """Apply ``actions[i]`` (a legal action of its seat to act, or -1: none) to record ``i``, in place and
+    in one compiled call; returns every seat's rewards of those actions, float64 ``(len(records),
+    num_players)``."""
+    return play_out(game, rules, records, first=actions, turns=-1)
 
 
 def _check_batch(game, records):

@@ -47,7 +47,7 @@ def each(src, dst, seats, seeds, g, buf):
 @_jit()
 def play_out(states, params, first, turns, masks, rewards):
     """Apply ``first[i]`` (if >= 0) to record ``i``, then let ``BOT`` play every seat for ``turns`` turns
-    (0: to the end of the episode); every seat's rewards add up in ``rewards[i]``."""
+    (0: to the end of the episode; -1: none); every seat's rewards add up in ``rewards[i]``."""
     for i in range(states.shape[0]):
         s = states[i]
         m = masks[i]
@@ -55,6 +55,8 @@ def play_out(states, params, first, turns, masks, rewards):
             APPLY(s, params, first[i])
             for j in range(rewards.shape[1]):
                 rewards[i, j] += s.reward[j]
+        if turns < 0:  # the first actions only
+            continue
         stop = s.turn + turns if turns > 0 else 1 << 30
         while s.status == 0 and s.turn < stop:
             LEGAL(s, params, m)
