@@ -190,3 +190,30 @@ def test_play_out_and_bot_actions(name):
     if (bad >= 0).any():
         with pytest.raises(ValueError, match="not a legal action"):
             worlds.play_out(game, env.rules, ws.copy(), "greedy", 1, first=bad)
+
+
+@pytest.mark.parametrize("name", ["skyjo", "skipbo"])
+def test_no_world_carries_scratch_that_held_hidden_cards(name):
+    """Skyjo's ``buf`` holds the round's deal order and Skip-Bo's bot scratch the hand a bot last planned
+    for: a world (and the numpy twin ``resample_hidden``) clears them."""
+    env = _env(name, 2, 12)
+    game = env.game
+    fields = {"skyjo": ("buf",), "skipbo": ("_bot_pos", "_bot_hand", "_bot_need")}[name]
+    env.bot_action("greedy")  # a bot plans in the record's scratch (Skip-Bo's greedy)
+    w = env.sample_world(0, 3).record
+    other = game.resample_hidden(env.record, env.rules, 0, np.random.default_rng(0))
+    assert any(np.asarray(env.record[f]).any() for f in fields)  # the real game has something there
+    for f in fields:
+        assert not np.asarray(w[f]).any() and not np.asarray(other[f]).any()
+
+
+def test_apply_actions():
+    game = cardgym.get_game("skyjo")
+    env = _env("skyjo", 1, 8)
+    recs = game.new_states(2)
+    recs[:] = env.record
+    acts = worlds.bot_actions(game, env.rules, recs.copy(), "greedy")
+    before = int(recs[0]["turn"])
+    worlds.apply_actions(game, env.rules, recs, acts)
+    assert worlds.legal_masks(game, env.rules, recs).shape == (2, game.num_actions)
+    assert int(recs[0]["turn"]) - before <= 1  # one action each, nothing played on

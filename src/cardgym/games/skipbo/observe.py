@@ -261,6 +261,8 @@ def resample_hidden(rec, rules, seat: int, np_rng) -> np.ndarray:
     new["draw"][:L] = pool[at : at + L]
     at += L
     assert at == pool.shape[0]
+    for scratch in ("_bot_pos", "_bot_hand", "_bot_need"):  # may hold the hand a bot last planned for
+        new[scratch] = 0
     return new
 
 

@@ -156,6 +156,7 @@ def resample_hidden(r, rules, seat, np_rng):
     pool = np_rng.permutation(pool)
     grid[hid[:, 0], hid[:, 1]] = pool[: len(hid)]
     draw[:dl] = pool[len(hid):]
+    out["buf"][:] = 0  # the scratch pile holds the round's deal order
     return out
 
 
