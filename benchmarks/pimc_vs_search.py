@@ -35,6 +35,26 @@ def _pimc():
     return mod
 
 
+class CompiledSearchPlayer:
+    """The compiled ``search`` bot played as a Python player (``act_records`` on copies of the records),
+    the path the Python search is evaluated on: the records' shared bot generator is then not advanced
+    by the searching seat's decisions, which the in-game ``search`` does (docs/hidden_information.md)."""
+
+    def __init__(self, game_name):
+        self.game = cardgym.get_game(game_name)
+        self.rules = self.game.make_rules()
+
+    def act_records(self, records, masks):
+        from cardgym.core import worlds
+
+        return worlds.bot_actions(self.game, self.rules, records, "search")
+
+    def act(self, obs, masks):
+        raise TypeError("needs the records")
+
+    __call__ = act
+
+
 def cost(game_name: str, games: int, seed: int) -> dict:
     """Milliseconds per decision of the Python player and of the compiled search on the same positions."""
     pimc = _pimc()
@@ -70,15 +90,22 @@ def main(argv=None) -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--cost-games", type=int, default=3)
     ap.add_argument("--out", default="")
+    ap.add_argument("--arms", default="pimc,search",
+                    help="comma-separated: pimc, search (in-game), search_py (the compiled search as a Python player)")
     args = ap.parse_args(argv)
     pimc = _pimc()
     player = pimc.Player(args.game, seed=args.seed)
-    totals = {"pimc": [0.0, 0, 0.0], "search": [0.0, 0, 0.0]}  # points, games, seconds
+    arms = [a for a in args.arms.split(",") if a]
+    who_of = {"pimc": player, "search": "search", "search_py": CompiledSearchPlayer(args.game)}
+    if not arms or any(a not in who_of for a in arms):
+        raise SystemExit(f"--arms takes {sorted(who_of)}, got {args.arms!r}")
+    totals = {a: [0.0, 0, 0.0] for a in arms}  # points, games, seconds
     result = {"game": args.game, "budget": repr(player), "seed": args.seed}
     done = 0
     while done < args.games:
         k = min(args.chunk, args.games - done)
-        for name, who in (("pimc", player), ("search", "search")):
+        for name in arms:
+            who = who_of[name]
             r = ev.match(args.game, who, "expert", games=k, seed=args.seed + done // 2)
             tot = totals[name]
             tot[0] += r["wins"] + 0.5 * r["draws"]
@@ -89,9 +116,10 @@ def main(argv=None) -> int:
             lo, hi = wilson(points, n)
             result[name] = {"games": n, "win_rate": round(points / n, 4), "ci95": [round(lo, 4), round(hi, 4)],
                             "seconds": round(secs, 1)}
-        result["pimc"]["ms_per_decision_in_games"] = round(1000 * player.seconds / max(player.decisions, 1), 3)
-        result["pimc"]["decisions"] = player.decisions
-        print(json.dumps({k: result[k] for k in ("pimc", "search")}), flush=True)
+        if "pimc" in arms:
+            result["pimc"]["ms_per_decision_in_games"] = round(1000 * player.seconds / max(player.decisions, 1), 3)
+            result["pimc"]["decisions"] = player.decisions
+        print(json.dumps({k: result[k] for k in arms}), flush=True)
         if args.out:
             Path(args.out).write_text(json.dumps(result, indent=2))
     if args.cost_games:
@@ -99,10 +127,8 @@ def main(argv=None) -> int:
         print(json.dumps(result["cost_same_positions"]), flush=True)
     if args.out:
         Path(args.out).write_text(json.dumps(result, indent=2))
-    p, s = result["pimc"], result["search"]
-    print(f"{args.game}: pimc {100 * p['win_rate']:.1f}% {[round(100 * x, 1) for x in p['ci95']]}, "
-          f"search {100 * s['win_rate']:.1f}% {[round(100 * x, 1) for x in s['ci95']]} against the expert, "
-          f"{p['games']} duplicate games each")
+    print(f"{args.game} against the expert, {done} duplicate games each: " + ", ".join(
+        f"{a} {100 * result[a]['win_rate']:.1f}% {[round(100 * x, 1) for x in result[a]['ci95']]}" for a in arms))
     return 0
 
 

@@ -99,3 +99,17 @@ def test_cardgym_eval_takes_a_python_player_from_a_file():
 def test_the_example_runs_from_the_command_line(capsys):
     assert pimc.main(["--games", "2", "--rollouts", "4"]) == 0
     assert "vs expert, 2 games" in capsys.readouterr().out
+
+
+def test_the_benchmark_runs(tmp_path):
+    spec = importlib.util.spec_from_file_location("pimc_bench", ROOT / "benchmarks" / "pimc_vs_search.py")
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    out = tmp_path / "r.json"
+    assert bench.main(["--games", "2", "--chunk", "2", "--cost-games", "1", "--arms", "pimc,search,search_py",
+                       "--out", str(out)]) == 0
+    r = json.loads(out.read_text())
+    assert r["pimc"]["games"] == r["search"]["games"] == r["search_py"]["games"] == 2
+    assert r["cost_same_positions"]["decisions"] > 0
+    with pytest.raises(SystemExit, match="--arms"):
+        bench.main(["--arms", "nope"])
