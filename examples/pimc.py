@@ -121,11 +121,18 @@ class Player:
         return f"pimc(rollouts={self.rollouts}, horizon={self.horizon}, bot={self.rollout_bot})"
 
     def choose(self, record, seed=None) -> int:
-        """The action for the seat to act in ``record`` (a running game). ``seed`` (default: drawn from
-        the player's generator) seeds the worlds."""
+        """The action for the seat to act in ``record`` (a running game). ``seed`` seeds the worlds; the
+        expert's own randomness then comes from the record's bot generator, as in the compiled search.
+        By default both are drawn from the player's generator."""
         game, rules = self.game, self.rules
         start = game.new_states(1)
         start[0] = record
+        if seed is None:
+            # the records a player is handed are copies: a bot called on one draws from a bot generator
+            # that the real game never sees advance, so the next decision would draw the same numbers
+            # again (the expert's random setup reveals would repeat). Give the copy our own generator.
+            start[0]["bot_rng"] = int(self.rng.integers(1, 2**63))
+            seed = int(self.rng.integers(0, 2**62))
         me = int(start[0]["current"])
         mask = worlds.legal_masks(game, rules, start)[0]
         first = int(worlds.bot_actions(game, rules, start, "expert")[0])  # advances start's bot generator
@@ -134,8 +141,6 @@ class Player:
         candidates = [first] + [a for a in np.flatnonzero(mask).tolist() if a != first]
         if len(candidates) == 1:
             return first
-        if seed is None:
-            seed = int(self.rng.integers(0, 2**62))
         r = self.rollouts
         sampled = worlds.sample_worlds(game, rules, start, me, seed, r, check=False)
         ends = np.tile(sampled, len(candidates))  # candidate i, world k at i * r + k
