@@ -77,7 +77,7 @@ def test_game_folder_has_the_fixed_shape(name):
     assert game.rules_cls is mods["rules"].RULES and game.state_dtype == mods["rules"].STATE_DTYPE
     assert game.reset is mods["kernels"].reset and game.state_vector is mods["kernels"].state_vector
     assert game.encoders == dict(enc) and game.state_size is mods["observe"].state_size
-    assert game.resample_hidden is mods["observe"].resample_hidden
+    assert game.resample_hidden is mods["observe"].resample_hidden and game.world is mods["observe"].WORLD
     assert game.describe_action is mods["text"].describe_action and game.result is mods["text"].result
     assert game.scene is mods["scene"].scene and game.palette is mods["scene"].PALETTE
     assert game.check_state is mods["invariants"].check_state and game.cards_of is mods["invariants"].cards_of

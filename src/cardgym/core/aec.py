@@ -343,6 +343,14 @@ class CardGameAEC(CopiesThroughState, AECEnv):
             other._started = True
         return other
 
+    def sample_world(self, seat, seed: int):
+        """A clone whose hidden cards are dealt again from the cards ``seat`` (a seat number or agent
+        name) has not seen, everything it has seen kept; seeded, so a seed replays exactly. See
+        `cardgym.core.worlds` and docs/hidden_information.md."""
+        from .worlds import env_sample_world
+
+        return env_sample_world(self, seat, seed)
+
     # ----------------------------------------------------------------- render
     def render(self):
         if self.render_mode is None:

@@ -52,8 +52,8 @@ def as_batched(policy, per_record: bool = False):
 
     ``per_record=True`` always loops ``policy(obs, mask)`` one record at a time (what the single-agent
     env does: a policy's ``__call__`` and its ``act`` on a batch of one may draw its generator apart)."""
-    if not per_record and hasattr(policy, "act") and callable(policy.act):
-        return policy
+    if hasattr(policy, "act_records") or (not per_record and hasattr(policy, "act") and callable(policy.act)):
+        return policy  # ``act_records(records, masks)``: a search, given the records (see `EpisodeDriver.decide`)
     if callable(policy):
         return _Batched(policy)
     raise ValueError(f"a policy must be a callable (obs, mask) -> action or have act(obs, masks), got {policy!r}")
@@ -172,8 +172,10 @@ class EpisodeDriver:
             self.game.compiled(bot=what, obs=self.which_obs).batch_bot(self.states, self.params, bm, what,
                                                                         self._bot_out)
             return self._bot_out[idx].copy()
-        obs = self.observe(idx, seats)
-        acts = np.asarray(what.act(obs, self.masks[idx]), np.int64)
+        if hasattr(what, "act_records"):  # a search: it reads the records through cardgym.core.worlds only
+            acts = np.asarray(what.act_records(self.states[idx].copy(), self.masks[idx].copy()), np.int64)
+        else:
+            acts = np.asarray(what.act(self.observe(idx, seats), self.masks[idx]), np.int64)
         if acts.shape != idx.shape:
             raise ValueError(f"player {self.players[pid]!r} returned actions of shape {acts.shape} for {idx.size} "
                              f"observations")

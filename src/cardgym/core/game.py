@@ -139,7 +139,7 @@ def _coerce(space, value):
 EXPORTS = {
     "rules": ("RULES", "STATE_DTYPE", "DECK", "MIN_PLAYERS", "MAX_PLAYERS", "NUM_ACTIONS"),
     "kernels": ("reset", "legal", "apply", "state_vector"),
-    "observe": ("ENCODERS", "state_size", "resample_hidden"),
+    "observe": ("ENCODERS", "state_size", "resample_hidden", "WORLD"),
     "text": ("action_to_str", "describe_action", "render_ansi", "result"),
     "scene": ("scene", "PALETTE"),
     "invariants": ("check_state", "cards_of"),
@@ -215,6 +215,9 @@ class GameSpec:
     #: ``(record, rules, seat, numpy Generator) -> record``: a copy of ``record`` with everything ``seat``
     #: cannot see re-dealt (the hidden-information tests and determinized search use it)
     resample_hidden: Callable[[Any, Any, int, Any], Any] | None = None
+    #: a `cardgym.core.worlds.Hidden` (``observe.py``'s ``WORLD``): what a seat has not seen and the compiled
+    #: re-deal of it that ``sample_world`` and the ``search`` bot use (docs/hidden_information.md)
+    world: Any = None
     #: ``(record, rules, action) -> str``: an action described in the context of a state (``cardgym play``)
     describe_action: Callable[[Any, Any, int], str] | None = None
     #: ``(record, rules, viewer) -> cardgym.render.scene.Scene``: the picture of a state (``games/<g>/scene.py``)
@@ -276,7 +279,7 @@ class GameSpec:
         ``package`` is the folder's module name (``__name__`` in its ``__init__.py``). Its modules are
         imported by name (no core module imports a game statically) and must export: ``rules``:
         ``RULES, STATE_DTYPE, DECK, MIN_PLAYERS, MAX_PLAYERS, NUM_ACTIONS``; ``kernels``: ``reset, legal,
-        apply, state_vector``; ``observe``: ``ENCODERS, state_size, resample_hidden``; ``text``:
+        apply, state_vector``; ``observe``: ``ENCODERS, state_size, resample_hidden, WORLD``; ``text``:
         ``action_to_str, describe_action, render_ansi, result``; ``scene``: ``scene, PALETTE``;
         ``invariants``: ``check_state, cards_of``; ``bots``: ``BOTS``; optionally ``expert`` and
         ``search``: ``BOTS`` (the tables `EXPORTS` and `OPTIONAL_EXPORTS`). Bots are ``bots.BOTS`` then
@@ -330,6 +333,7 @@ class GameSpec:
             state_size=got[("observe", "state_size")],
             encoders=dict(got[("observe", "ENCODERS")]),
             resample_hidden=got[("observe", "resample_hidden")],
+            world=got[("observe", "WORLD")],
             bots=bots,
             action_to_str=got[("text", "action_to_str")],
             describe_action=got[("text", "describe_action")],

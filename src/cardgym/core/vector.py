@@ -289,6 +289,14 @@ class CardGameVectorEnv(CopiesThroughState, VectorEnv):
         """The batch of state records (a view)."""
         return self._states
 
+    def sample_worlds(self, seed, seats=None) -> np.ndarray:
+        """One world per env in one compiled call: a new array of records, env ``i``'s hidden cards dealt
+        again from what its learner's seat (or ``seats[i]``) has not seen, seeded ``seed + i`` (or
+        ``seed[i]``). This env is unchanged. See `cardgym.core.worlds` and docs/hidden_information.md."""
+        from .worlds import vector_sample_worlds
+
+        return vector_sample_worlds(self, seed, seats)
+
     # ------------------------------------------------------------ saved states
     def state_dict(self) -> dict:
         """The batch's state as plain JSON-able data: one game record per env (`record_to_dict`, the

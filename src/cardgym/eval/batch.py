@@ -26,11 +26,46 @@ def _resolve(game: GameSpec, player, rules=None):
 
     if is_bot_name(game, player):
         return player
+    if isinstance(player, str) and ":" in player and not player.endswith((".pt", ".pth")):
+        return load_python_player(game, player, rules)
     if isinstance(player, str):
         return load_model_opponent(game, player, rules, "vector")
     if hasattr(player, "act") or callable(player):
         return player
     raise ValueError(f"player must be a bot name {sorted(game.bots)}, a saved model path or a policy, got {player!r}")
+
+
+def load_python_player(game: GameSpec, spec: str, rules=None):
+    """A Python player named ``FILE.py:NAME`` or ``module:NAME``: ``NAME`` is a class (instantiated as
+    ``NAME(game, rules)``) or a policy object/callable used as it is (docs/hidden_information.md)."""
+    import importlib
+    import importlib.util
+    from pathlib import Path
+
+    where, _, attr = spec.rpartition(":")
+    if not where or not attr.isidentifier():
+        raise ValueError(f"a Python player is FILE.py:NAME or module:NAME, got {spec!r}")
+    if where.endswith(".py"):
+        path = Path(where)
+        if not path.is_file():
+            raise ValueError(f"Python player {spec!r}: no file {where}")
+        mspec = importlib.util.spec_from_file_location(f"cardgym_player_{path.stem}", path)
+        mod = importlib.util.module_from_spec(mspec)
+        sys.modules[mspec.name] = mod
+        mspec.loader.exec_module(mod)
+    else:
+        try:
+            mod = importlib.import_module(where)
+        except ImportError as exc:
+            raise ValueError(f"Python player {spec!r}: cannot import {where}: {exc}") from None
+    if not hasattr(mod, attr):
+        raise ValueError(f"Python player {spec!r}: {where} defines no {attr}")
+    obj = getattr(mod, attr)
+    if isinstance(obj, type):
+        obj = obj(game, rules if rules is not None else game.make_rules())
+    if not (hasattr(obj, "act") or hasattr(obj, "act_records") or callable(obj)):
+        raise ValueError(f"Python player {spec!r} is not a policy (act, act_records or a callable)")
+    return obj
 
 
 def play(game, rules, seeds: np.ndarray, seat_players: list, chunk: int = 2048, progress=None,

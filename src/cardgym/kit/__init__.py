@@ -46,6 +46,7 @@ from ..core.game import (
     Standing,
     state_dtype,
 )
+from ..core.worlds import Hidden
 from ..core.invariants import all_equal, all_in_range, bad, check_codes, in_range, same_cards
 from ..core.rng import below, bot_below, pick_legal, seed_record, shuffle
 from ..core.rules import Rules, check_bool, check_choice, check_int
@@ -62,5 +63,5 @@ __all__ = [
     "start_record", "clear_mask", "clear_reward", "deck_order", "load_pile", "top", "pop", "push",
     "refill_from", "count_values", "move_all", "seed_record", "below", "bot_below", "shuffle", "pick_legal", "bind_search",
     "budget_bot", "shuffled_pool", "confident_best", "check_budget", "win_draw_loss", "bad", "in_range",
-    "all_in_range", "all_equal", "same_cards", "check_codes",
+    "all_in_range", "all_equal", "same_cards", "check_codes", "Hidden",
 ]

@@ -11,7 +11,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from cardgym.kit import DictEncoder, FlatEncoder, Layout, Slot, offset
+from cardgym.core.worlds import Hidden
+from cardgym.kit import DictEncoder, FlatEncoder, Layout, Slot, offset, shuffled_pool
 
 from .rules import DECK_SIZE, NUM_SUITS, PH_SUIT
 
@@ -131,3 +132,42 @@ def resample_hidden(r, rules, seat, np_rng):
         pool = pool[k:]
     draw[:dl] = pool
     return out
+
+
+# -- the re-deal of what a seat has not seen (sample_world, the search bot) --------------------
+
+
+@njit(cache=True)
+def resample_seen(t, seat, g, buf):
+    """Re-deal in record ``t`` the cards ``seat`` cannot see (every other hand, the draw pile) with the
+    game generator of record ``g``; every hand keeps its size. The pool is rebuilt from which cards are
+    hidden, never from where they were."""
+    counts = np.zeros(DECK_SIZE, np.int64)
+    for j in range(t.num_players):
+        if j != seat:
+            for c in range(DECK_SIZE):
+                if t.hand[j, c]:
+                    counts[c] += 1
+                    t.hand[j, c] = 0
+    for i in range(t.draw_len):
+        counts[t.draw[i]] += 1
+    shuffled_pool(counts, 0, g, buf)
+    m = 0
+    for j in range(t.num_players):
+        if j != seat:
+            for _ in range(t.hand_len[j]):
+                t.hand[j, buf[m]] = 1
+                m += 1
+    for i in range(t.draw_len):
+        t.draw[i] = buf[m]
+        m += 1
+
+
+#: what Crazy Eights hides and how `cardgym.core.worlds.sample_world` re-deals it
+WORLD = Hidden(
+    resample=resample_seen,
+    positions=("draw",),
+    counts=("hand",),
+    seen="its own hand, the discard pile, the suit to follow and every pile's and hand's size; not the other "
+    "hands or the draw pile",
+)

@@ -6,11 +6,10 @@ action; the expert's action is kept unless another wins more often by ``Z`` stan
 
 from __future__ import annotations
 
-import numpy as np
-from numba import njit
 
-from cardgym.kit import bind_search, budget_bot, shuffled_pool, win_draw_loss
+from cardgym.kit import bind_search, budget_bot, win_draw_loss
 
+from .observe import resample_seen
 from .bots import bot_greedy
 from .expert import bot_expert
 from .kernels import apply, legal
@@ -20,32 +19,6 @@ from .rules import DECK_SIZE, NUM_ACTIONS, STATE_DTYPE
 ROLLOUTS = 128
 ROLLOUT_BOT = "expert"
 Z = 1.0
-
-
-@njit(cache=True)
-def resample_seen(t, seat, g, buf):
-    """Re-deal in record ``t`` the cards ``seat`` cannot see (every other hand, the draw pile) with the
-    game generator of record ``g``; every hand keeps its size. The pool is rebuilt from which cards are
-    hidden, never from where they were."""
-    counts = np.zeros(DECK_SIZE, np.int64)
-    for j in range(t.num_players):
-        if j != seat:
-            for c in range(DECK_SIZE):
-                if t.hand[j, c]:
-                    counts[c] += 1
-                    t.hand[j, c] = 0
-    for i in range(t.draw_len):
-        counts[t.draw[i]] += 1
-    shuffled_pool(counts, 0, g, buf)
-    m = 0
-    for j in range(t.num_players):
-        if j != seat:
-            for _ in range(t.hand_len[j]):
-                t.hand[j, buf[m]] = 1
-                m += 1
-    for i in range(t.draw_len):
-        t.draw[i] = buf[m]
-        m += 1
 
 
 #: ``search(s, p, mask, rollouts, horizon, player)`` and the registered ``bot_search(s, p, mask)``

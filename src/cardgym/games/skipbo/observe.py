@@ -19,6 +19,8 @@ from gymnasium import spaces
 from numba import njit
 
 from ...core.game import RUNNING, DictEncoder, FlatEncoder
+from ...core.worlds import Hidden
+from ...kit.search import shuffled_pool
 from .._shared.builds import needs, pile_need
 from ...kit.layout import Layout, Slot, offset
 from .rules import DECK_SIZE, NUM_CODES, NUM_DISCARDS, NUM_PILES, P_DIRECTIONS, P_TEAMS, TOP
@@ -259,4 +261,55 @@ def resample_hidden(rec, rules, seat: int, np_rng) -> np.ndarray:
     new["draw"][:L] = pool[at : at + L]
     at += L
     assert at == pool.shape[0]
+    for scratch in ("_bot_pos", "_bot_hand", "_bot_need"):  # may hold the hand a bot last planned for
+        new[scratch] = 0
     return new
+
+
+# -- the re-deal of what a seat has not seen (sample_world, the search bot) --------------------
+
+
+@njit(cache=True)
+def resample_seen(t, seat, g, buf):
+    """Re-deal what ``seat`` does not see in record ``t`` (the other hands, every stock under its top,
+    the draw pile) with the game generator of record ``g``. The pool is rebuilt from its counts, so the
+    result depends only on which cards are hidden, never on where they were."""
+    n = t.num_players
+    counts = np.zeros(NUM_CODES, np.int64)
+    for i in range(t.draw_len):
+        counts[t.draw[i]] += 1
+    for j in range(n):
+        for i in range(t.stock_len[j] - 1):
+            counts[t.stock[j, i]] += 1
+        if j != seat:
+            for c in range(NUM_CODES):
+                counts[c] += t.hand[j, c]
+    shuffled_pool(counts, 0, g, buf)
+    m = 0
+    for j in range(n):
+        for i in range(t.stock_len[j] - 1):
+            t.stock[j, i] = buf[m]
+            m += 1
+        if j != seat:
+            for c in range(NUM_CODES):
+                t.hand[j, c] = 0
+            for _ in range(t.hand_len[j]):
+                t.hand[j, buf[m]] += 1
+                m += 1
+    for i in range(t.draw_len):
+        t.draw[i] = buf[m]
+        m += 1
+    # the bots' planning scratch may hold the hand of the last seat a bot planned for: never carry it over
+    t._bot_pos[:] = 0
+    t._bot_hand[:] = 0
+    t._bot_need[:] = 0
+
+
+#: what Skip-Bo hides and how `cardgym.core.worlds.sample_world` re-deals it (docs/hidden_information.md)
+WORLD = Hidden(
+    resample=resample_seen,
+    positions=("stock", "draw"),
+    counts=("hand",),
+    seen="its own hand, every stock's top, every discard pile (all of it), the build piles and the "
+    "completed pile; not the other hands, any stock under its top or the draw pile",
+)

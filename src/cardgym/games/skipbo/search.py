@@ -12,14 +12,14 @@ is never used: rollouts run on copies with fresh generators.
 
 from __future__ import annotations
 
-import numpy as np
 from numba import njit
 
-from ...kit.search import shuffled_pool, bind_search, budget_bot
+from ...kit.search import bind_search, budget_bot
+from .observe import resample_seen
 from .bots import bot_greedy
 from .expert import bot_expert
 from .kernels import apply, legal, partner_of
-from .rules import A_DISCARD, DECK_SIZE, NUM_ACTIONS, NUM_CODES, P_DIRECTIONS, STATE_DTYPE
+from .rules import A_DISCARD, DECK_SIZE, NUM_ACTIONS, P_DIRECTIONS, STATE_DTYPE
 
 #: default budget of the registered ``search`` bot
 ROLLOUTS = 8  # rollouts per distinct legal action
@@ -29,38 +29,6 @@ WIN_SCORE = 1000.0
 #: the search overrules the expert's choice only when its mean gain over it (paired over the same
 #: deals) is at least Z standard errors: small budgets play like the expert, not like noise
 Z = 3.0
-
-
-@njit(cache=True)
-def resample_seen(t, seat, g, buf):
-    """Re-deal what ``seat`` does not see in record ``t`` (the other hands, every stock under its top,
-    the draw pile) with the game generator of record ``g``. The pool is rebuilt from its counts, so the
-    result depends only on which cards are hidden, never on where they were."""
-    n = t.num_players
-    counts = np.zeros(NUM_CODES, np.int64)
-    for i in range(t.draw_len):
-        counts[t.draw[i]] += 1
-    for j in range(n):
-        for i in range(t.stock_len[j] - 1):
-            counts[t.stock[j, i]] += 1
-        if j != seat:
-            for c in range(NUM_CODES):
-                counts[c] += t.hand[j, c]
-    shuffled_pool(counts, 0, g, buf)
-    m = 0
-    for j in range(n):
-        for i in range(t.stock_len[j] - 1):
-            t.stock[j, i] = buf[m]
-            m += 1
-        if j != seat:
-            for c in range(NUM_CODES):
-                t.hand[j, c] = 0
-            for _ in range(t.hand_len[j]):
-                t.hand[j, buf[m]] += 1
-                m += 1
-    for i in range(t.draw_len):
-        t.draw[i] = buf[m]
-        m += 1
 
 
 @njit(cache=True)

@@ -15,6 +15,8 @@ import numpy as np
 from numba import njit
 
 from ...core.game import DictEncoder, FlatEncoder
+from ...core.worlds import Hidden
+from ...kit.search import shuffled_pool
 from .._shared.builds import ASCENDING, pile_need
 from ...kit.cards import top
 from ...kit.layout import Layout, Slot, offset
@@ -190,3 +192,45 @@ def resample_hidden(record, rules, seat, np_rng):
             r["stock"][j, : L - 1] = pool[at:at + L - 1]
             at += L - 1
     return r
+
+
+# -- the re-deal of what a seat has not seen (sample_world, the search bot) --------------------
+
+
+@njit(cache=True)
+def _deal_back(s, buf):
+    """Lay the shuffled hidden cards ``buf`` back into record ``s``: the draw pile first, then every
+    stock under its top, seat by seat."""
+    m = 0
+    for i in range(s.draw_len):
+        s.draw[i] = buf[m]
+        m += 1
+    for j in range(s.num_players):
+        for i in range(s.stock_len[j] - 1):
+            s.stock[j, i] = buf[m]
+            m += 1
+
+
+@njit(cache=True)
+def resample_seen(t, seat, g, buf):
+    """Re-deal what nobody sees in record ``t`` (draw pile, every stock under its top) with the game
+    generator of record ``g`` (the same for every ``seat``). The pool is rebuilt from its counts first, so
+    the result depends only on which cards are hidden, never on where they were."""
+    counts = np.zeros(NUM_CODES, np.int64)
+    for i in range(t.draw_len):
+        counts[t.draw[i]] += 1
+    for j in range(t.num_players):
+        for i in range(t.stock_len[j] - 1):
+            counts[t.stock[j, i]] += 1
+    shuffled_pool(counts, 0, g, buf)
+    _deal_back(t, buf)
+
+
+#: what Skip-Bo Junior hides and how `cardgym.core.worlds.sample_world` re-deals it
+#: (docs/hidden_information.md)
+WORLD = Hidden(
+    resample=resample_seen,
+    positions=("stock", "draw"),
+    seen="every stock's top, every hand stack (all of it), the build piles and the completed pile; no seat "
+    "sees any stock under its top or the draw pile, so every seat holds the same information",
+)

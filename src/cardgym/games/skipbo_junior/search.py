@@ -20,28 +20,17 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from ...kit.search import shuffled_pool, bind_search, budget_bot
+from ...kit.search import bind_search, budget_bot
 from ...core.rng import next_seed, seed_record, shuffle
+from .observe import _deal_back, resample_seen
 from .bots import bot_greedy, bot_random
 from .expert import bot_expert
 from .kernels import apply, legal, reset
-from .rules import NUM_ACTIONS, NUM_CODES, STATE_DTYPE
+from .rules import NUM_ACTIONS, STATE_DTYPE
 
 #: who plays the measured seat in ``play_vs_random``
 MC, EXPERT, GREEDY = 0, 1, 2
 
-@njit(cache=True)
-def _deal_back(s, buf):
-    """Lay the shuffled hidden cards ``buf`` back into record ``s``: the draw pile first, then every
-    stock under its top, seat by seat."""
-    m = 0
-    for i in range(s.draw_len):
-        s.draw[i] = buf[m]
-        m += 1
-    for j in range(s.num_players):
-        for i in range(s.stock_len[j] - 1):
-            s.stock[j, i] = buf[m]
-            m += 1
 
 
 @njit(cache=True)
@@ -187,21 +176,6 @@ _DECK = 200  # larger than any pool of hidden cards
 #: the search overrules the expert's choice only when its mean gain over it (paired over the same
 #: deals) is at least Z standard errors: small budgets play like the expert, not like noise
 Z = 2.0
-
-
-@njit(cache=True)
-def resample_seen(t, seat, g, buf):
-    """Re-deal what nobody sees in record ``t`` (draw pile, every stock under its top) with the game
-    generator of record ``g`` (the same for every ``seat``). The pool is rebuilt from its counts first, so
-    the result depends only on which cards are hidden, never on where they were."""
-    counts = np.zeros(NUM_CODES, np.int64)
-    for i in range(t.draw_len):
-        counts[t.draw[i]] += 1
-    for j in range(t.num_players):
-        for i in range(t.stock_len[j] - 1):
-            counts[t.stock[j, i]] += 1
-    shuffled_pool(counts, 0, g, buf)
-    _deal_back(t, buf)
 
 
 @njit(cache=True)

@@ -12,13 +12,18 @@ cards and the draw pile.
 from __future__ import annotations
 
 import numpy as np
+from numba import njit
 
 from ...core.game import DictEncoder, Field, FlatEncoder
+from ...core.worlds import Hidden
+from ...kit.search import shuffled_pool
 from .kernels import observe_vector
 from .rules import (
     COLS,
     DECK_COUNTS,
+    DECK_SIZE,
     HIDDEN,
+    MIN_VALUE,
     NUM_VALUES,
     PH_DRAWN,
     PH_TAKEN,
@@ -151,6 +156,7 @@ def resample_hidden(r, rules, seat, np_rng):
     pool = np_rng.permutation(pool)
     grid[hid[:, 0], hid[:, 1]] = pool[: len(hid)]
     draw[:dl] = pool[len(hid):]
+    out["buf"][:] = 0  # the scratch pile holds the round's deal order
     return out
 
 
@@ -169,3 +175,42 @@ ENCODERS = {
         doc="readable grids (value, 13 = face down, 14 = removed), piles, scores; see docs/skyjo.md",
     ),
 }
+
+
+# -- the re-deal of what a seat has not seen (sample_world, the search bot) --------------------
+
+
+@njit(cache=True)
+def resample_seen(t, seat, g, buf):
+    """Re-deal what nobody sees in record ``t`` (face-down grid cards of every seat, the draw pile) with
+    the game generator of record ``g`` (the same for every ``seat``), pooled by their counts
+    (`shuffled_pool`)."""
+    n = t.num_players
+    counts = np.zeros(NUM_VALUES, np.int64)
+    for j in range(n):
+        for pos in range(SLOTS):
+            if t.up[j, pos] == HIDDEN:
+                counts[t.grid[j, pos] - MIN_VALUE] += 1
+    for i in range(t.draw_len):
+        counts[t.draw[i] - MIN_VALUE] += 1
+    shuffled_pool(counts, MIN_VALUE, g, buf)
+    m = 0
+    for j in range(n):
+        for pos in range(SLOTS):
+            if t.up[j, pos] == HIDDEN:
+                t.grid[j, pos] = buf[m]
+                m += 1
+    for i in range(t.draw_len):
+        t.draw[i] = buf[m]
+        m += 1
+    for i in range(DECK_SIZE):  # the scratch pile holds the round's deal order: never carry it over
+        t.buf[i] = 0
+
+
+#: what Skyjo hides and how `cardgym.core.worlds.sample_world` re-deals it (docs/hidden_information.md)
+WORLD = Hidden(
+    resample=resample_seen,
+    positions=("grid", "draw"),
+    seen="every face-up grid card, the whole discard pile, the held card; nobody sees a face-down card "
+    "(its own included) or the draw pile, so every seat holds the same information",
+)

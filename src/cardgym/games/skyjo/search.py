@@ -13,14 +13,14 @@ game generator ``rng`` is never used: rollouts run on copies with fresh generato
 
 from __future__ import annotations
 
-import numpy as np
 from numba import njit
 
-from ...kit.search import shuffled_pool, bind_search, budget_bot
+from ...kit.search import bind_search, budget_bot
+from .observe import resample_seen
 from .bots import bot_greedy
 from .expert import bot_expert
 from .kernels import apply, legal, round_points
-from .rules import DECK_SIZE, HIDDEN, MIN_VALUE, NUM_ACTIONS, NUM_VALUES, PH_SETUP, SLOTS, STATE_DTYPE
+from .rules import DECK_SIZE, NUM_ACTIONS, PH_SETUP, STATE_DTYPE
 
 #: default budget of the registered ``search`` bot
 ROLLOUTS = 32  # rollouts per legal action
@@ -29,31 +29,6 @@ ROLLOUT_BOT = "greedy"  # the rollout player: "greedy" (the expert costs ~16x mo
 #: the search overrules the expert's choice only when its mean gain over it (paired over the same
 #: deals) is at least Z standard errors: small budgets play like the expert, not like noise
 Z = 2.0
-
-
-@njit(cache=True)
-def resample_seen(t, seat, g, buf):
-    """Re-deal what nobody sees in record ``t`` (face-down grid cards of every seat, the draw pile) with
-    the game generator of record ``g`` (the same for every ``seat``), pooled by their counts
-    (`shuffled_pool`)."""
-    n = t.num_players
-    counts = np.zeros(NUM_VALUES, np.int64)
-    for j in range(n):
-        for pos in range(SLOTS):
-            if t.up[j, pos] == HIDDEN:
-                counts[t.grid[j, pos] - MIN_VALUE] += 1
-    for i in range(t.draw_len):
-        counts[t.draw[i] - MIN_VALUE] += 1
-    shuffled_pool(counts, MIN_VALUE, g, buf)
-    m = 0
-    for j in range(n):
-        for pos in range(SLOTS):
-            if t.up[j, pos] == HIDDEN:
-                t.grid[j, pos] = buf[m]
-                m += 1
-    for i in range(t.draw_len):
-        t.draw[i] = buf[m]
-        m += 1
 
 
 @njit(cache=True)
