@@ -85,7 +85,7 @@ def check_eval(args, extra):
     if len(names) < 2 or any(not n.strip() for n in names):
         args.parser.error(f"argument --bots: must be two or more comma-separated players (e.g. random,greedy), "
                           f"got {args.bots!r}")
-    check_players(args.parser, game, names, "--bots", extra=("agent",))
+    check_players(args.parser, game, names, "--bots", extra=("agent",), python_players=True)
 
 
 def check_rules_cmd(args, extra):

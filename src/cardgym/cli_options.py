@@ -286,13 +286,21 @@ def check_seat(parser, seat: int, num_players: int, name: str = "--seat"):
         parser.error(f"argument {name}: must be a seat 0..{num_players - 1} for {num_players} players, got {seat}")
 
 
-def check_players(parser, game, names, name: str, extra=()):
+def check_players(parser, game, names, name: str, extra=(), python_players: bool = False):
     """``parser.error`` unless every name is one of the game's bots, one of ``extra`` or an existing file
-    (a saved model)."""
+    (a saved model); with ``python_players`` also ``FILE.py:NAME`` (an existing file) or ``module:NAME``
+    (a Python player, `cardgym.eval.batch.load_python_player`, which checks the rest when it loads it)."""
     import os
+    import re
 
     allowed = list(game.bots) + list(extra)
     for n in names:
-        if n not in allowed and not os.path.isfile(n):
-            parser.error(f"argument {name}: {n!r} is neither a bot of {game.name} ({', '.join(allowed)}) "
-                         f"nor a model file")
+        if n in allowed or os.path.isfile(n):
+            continue
+        where, _, attr = n.rpartition(":")
+        if python_players and attr.isidentifier() and (
+                (where.endswith(".py") and os.path.isfile(where)) or re.fullmatch(r"[A-Za-z_][\w.]*", where)):
+            continue
+        also = ", a Python player FILE.py:NAME or module:NAME" if python_players else ""
+        parser.error(f"argument {name}: {n!r} is neither a bot of {game.name} ({', '.join(allowed)}){also} "
+                     f"nor a model file")

@@ -480,7 +480,7 @@ def check_sample_world(game, options: dict | None = None, *, states: int = 4, sa
             pos, rows = _hidden_elements(game, ref, w)
             if not pos and not rows:
                 continue
-            # the unseen multiset by code (bin = code + 128: Skyjo's codes are card values from -2)
+            # the unseen multiset by code (bin = code + 128: a card code may be negative, e.g. a card worth -2)
             pool = np.zeros(_BINS, np.int64)
             for f, e in pos:
                 pool[int(ref[f].reshape(samples, -1)[0, e]) + 128] += 1

@@ -1,7 +1,9 @@
-"""Blackjack observations: the compiled "vector" encoder and what a seat cannot see.
+"""Blackjack observations: the compiled "vector" encoder and what a seat cannot see (`resample_hidden`,
+and `WORLD`, the compiled re-deal behind ``sample_world`` and the ``search`` bot).
 
 Every player's cards are dealt face up, so a seat sees every hand at the table and the dealer's up
-card; it never sees the dealer's hole card (until the game is over) or the order of the shoe.
+card; it never sees the dealer's hole card (until the game is over) or the order of the shoe. Every
+seat sees the same cards.
 """
 
 from __future__ import annotations
@@ -9,9 +11,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from cardgym.kit import FlatEncoder, Layout, Slot, offset
+from cardgym.kit import FlatEncoder, Hidden, Layout, Slot, offset, shuffled_pool
 
-from .rules import card_value, hand_total
+from .rules import DECK_SIZE, card_value, hand_total
 
 #: the "vector" observation; per-seat fields are relative to the observer (0 = the observer)
 VECTOR = Layout(
@@ -83,3 +85,37 @@ def resample_hidden(r, rules, seat, np_rng):
         out["dealer"][1] = pool.pop()
     out["draw"][:dl] = pool
     return out
+
+
+# -- the re-deal of what a seat has not seen (sample_world, the search bot) --------------------
+
+
+@njit(cache=True)
+def resample_seen(t, seat, g, buf):
+    """Re-deal in record ``t`` what no seat sees (the shoe and, while the game runs, the dealer's hole
+    card ``dealer[1]``) with the game generator of record ``g``; the same for every ``seat``. The pool
+    is rebuilt from which cards are hidden (`shuffled_pool`), never from where they were. Every hand at
+    the table and the dealer's up card are face up and stay; the record holds no scratch cards."""
+    running = t.status == 0
+    counts = np.zeros(DECK_SIZE, np.int64)
+    if running:
+        counts[t.dealer[1]] += 1
+    for i in range(t.draw_len):
+        counts[t.draw[i]] += 1
+    shuffled_pool(counts, 0, g, buf)
+    m = 0
+    if running:
+        t.dealer[1] = buf[m]
+        m += 1
+    for i in range(t.draw_len):
+        t.draw[i] = buf[m]
+        m += 1
+
+
+#: what Blackjack hides and how ``cardgym.kit``'s ``sample_world`` re-deals it
+WORLD = Hidden(
+    resample=resample_seen,
+    positions=("draw", "dealer"),
+    seen="every hand at the table (dealt face up), the dealer's up card and the shoe's size; not the "
+    "dealer's hole card until the game is over, or the order of the shoe; every seat sees the same",
+)
