@@ -10,7 +10,17 @@ import reference
 from cardgym.testing import CHECKS, GameCheckError, Skip, check_game, register
 from conftest import GAME_NAMES
 
-CASES = [(name, check) for name in GAME_NAMES for check in CHECKS]
+#: checks that test_view.py and test_worlds.py already run on every game and configuration (the same
+#: functions, with more states): here they run once through check_game (`test_seat_view_and_world_checks`)
+ELSEWHERE = ("seat_views", "sample_world")
+CASES = [(name, check) for name in GAME_NAMES for check in CHECKS if check not in ELSEWHERE]
+
+
+@pytest.mark.parametrize("check", ELSEWHERE)
+def test_seat_view_and_world_checks_run_through_check_game(check):
+    name = GAME_NAMES[-1]
+    report = check_game(name, configs=cardgym.get_game(name).test_configs[:1], checks=[check])
+    assert report and all(v == "passed" for v in report.values()), report
 
 
 @pytest.mark.parametrize("name,check", CASES, ids=[f"{n}-{c}" for n, c in CASES])

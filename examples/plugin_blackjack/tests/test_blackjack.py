@@ -1,4 +1,5 @@
-"""The generic suite of cardgym on Blackjack, and what is Blackjack's own."""
+"""The generic suite of cardgym on Blackjack (its ``sample_world`` check among them), and what is
+Blackjack's own: what its ``WORLD`` re-deals."""
 
 from __future__ import annotations
 
@@ -12,6 +13,28 @@ from cardgym.testing import CHECKS, check_game
 @pytest.mark.parametrize("check", list(CHECKS))
 def test_check_game(check):
     check_game("blackjack", checks=[check])
+
+
+def test_a_world_re_deals_only_the_hole_card_and_the_shoe():
+    from cardgym.core.worlds import sample_worlds
+
+    env = cardgym.blackjack_v0.raw_env(num_players=3)
+    env.reset(seed=2)
+    game, rec = env.game, env.record
+    ws = sample_worlds(game, env.rules, rec, 0, 7, 200)
+    np.testing.assert_array_equal(ws["hand"], np.broadcast_to(rec["hand"], ws["hand"].shape))  # face up
+    assert (ws["dealer"][:, 0] == rec["dealer"][0]).all()  # the up card stays
+    assert len(set(ws["dealer"][:, 1].tolist())) > 10  # the hole card does not
+    n = int(rec["draw_len"])
+    unseen = np.sort(np.append(rec["draw"][:n], rec["dealer"][1]))
+    for w in ws:  # the hole card and the shoe hold the same cards between them
+        np.testing.assert_array_equal(np.sort(np.append(w["draw"][:n], w["dealer"][1])), unseen)
+    assert not (ws["draw"][:, :n] == rec["draw"][:n]).all(axis=1).any()  # the shoe is reshuffled
+    while env.agents:  # once the game is over the hole card is face up: it stays too
+        agent = env.agent_selection
+        env.step(None if env.terminations[agent] or env.truncations[agent] else env.bot_action("greedy"))
+    ws = sample_worlds(game, env.rules, env.record, 0, 7, 50)
+    assert (ws["dealer"] == env.record["dealer"]).all()
 
 
 def test_the_dealer_plays_to_17_and_pays_each_seat():

@@ -345,6 +345,25 @@ def check_hidden(ctx: Context) -> None:
     random_walk(main, rng, max(1, ctx.steps // 2), visit)
 
 
+@register("seat_views")
+def check_seat_views(ctx: Context) -> None:
+    """``view(seat)`` and ``view(None)`` are JSON and leak nothing: re-dealing the cards hidden from a seat
+    changes no byte of its view (`cardgym.viewcheck.check_view`)."""
+    from ..viewcheck import check_view
+
+    check_view(ctx.game.name, dict(ctx.options), games=2, seed=ctx.seed, every=2, max_steps=120)
+
+
+@register("sample_world")
+def check_world(ctx: Context) -> None:
+    """``sample_world`` keeps what each seat knows and nothing more: same observations and masks, valid
+    states, no dependence on the true hidden cards, unseen cards dealt uniformly (a chi-square test)
+    (`cardgym.core.worlds.check_sample_world`)."""
+    from ..core.worlds import check_sample_world
+
+    check_sample_world(ctx.game, dict(ctx.options), seed=ctx.seed)
+
+
 @register("clone_state_dict")
 def check_clone(ctx: Context) -> None:
     """A clone and an env loaded from the JSON of a ``state_dict`` continue exactly as the original."""
