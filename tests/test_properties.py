@@ -18,26 +18,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import reference
+from cardgym.testing import random_walk
 from conftest import CONFIGS, module_of
 
 SETTINGS = settings(max_examples=6, deadline=None, suppress_health_check=list(HealthCheck))
 configs = st.sampled_from(CONFIGS)
 seeds = st.integers(0, 2**31)
-
-
-def random_walk(raw, rng, steps, visit=None):
-    """Play random legal actions on a raw env (resetting seedlessly at the end of episodes)."""
-    for _ in range(steps):
-        if not raw.agents:
-            raw.reset()
-        agent = raw.agent_selection
-        if raw.terminations[agent] or raw.truncations[agent]:
-            raw.step(None)
-            continue
-        if visit is not None:
-            visit(raw)
-        mask = raw.action_mask()
-        raw.step(int(rng.choice(np.flatnonzero(mask))))
 
 
 @SETTINGS

@@ -378,12 +378,19 @@ def _game_states(game, rules, seed: int, want: int):
             break
         c.reset_one(states, 0, params, seed * 1000 + episode, np.empty(0, np.int8), 0, mask)
         stop = int(rng.integers(0, 300))
+        # an episode that ends before its stop gives one of its running states instead (games of very
+        # short episodes, a hand against the house), picked by a generator of its own so that the
+        # episodes that do reach their stop are the same as without it
+        running = []
         for _ in range(stop):
             if int(states[0]["status"]) != RUNNING:
                 break
+            running.append(states[0].copy())
             c.apply_one(states, 0, params, int(rng.choice(np.flatnonzero(mask))), mask)
         if int(states[0]["status"]) == RUNNING:
             out.append(states[0].copy())
+        elif running:
+            out.append(running[int(np.random.default_rng((seed, episode)).integers(len(running)))])
     return out
 
 
