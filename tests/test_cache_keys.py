@@ -84,7 +84,7 @@ def _copy_game(dst: Path) -> None:
     search = dst / "search.py"
     text = search.read_text()
     assert text.count("value=win_draw_loss,") == 1 and "#: ``search(s, p, mask" in text
-    worst = ("@njit(cache=True)\ndef _worst(t, p, me, ended):\n    return 1.0 - win_draw_loss(t, p, me, ended)\n\n\n")
+    worst = ("from numba import njit\n\n\n@njit(cache=True)\ndef _worst(t, p, me, ended):\n    return 1.0 - win_draw_loss(t, p, me, ended)\n\n\n")
     search.write_text(text.replace("value=win_draw_loss,", "value=_worst,")
                       .replace("#: ``search(s, p, mask", worst + "#: ``search(s, p, mask", 1))
 
