@@ -109,10 +109,10 @@ def random_walk(raw, rng, steps: int, visit=None) -> int:
     episode ends, also an episode that ends inside ``reset()``); ``visit(raw)`` before each decision.
     Returns the number of episodes finished."""
     done = 0
-    guard = 0
+    idle = 0  # loop turns since the last decision (resets, dead agents' None steps)
     while steps > 0:
-        guard += 1
-        if guard > 50 * (steps + 10):
+        idle += 1
+        if idle > 1000:
             raise AssertionError("the env makes no progress: episodes end without a decision, again and again")
         if not raw.agents:
             done += 1
@@ -129,6 +129,7 @@ def random_walk(raw, rng, steps: int, visit=None) -> int:
         assert legal.size, f"{agent} is to act in a running game but has no legal action"
         raw.step(int(rng.choice(legal)))
         steps -= 1
+        idle = 0
     return done
 
 
