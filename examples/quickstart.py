@@ -10,8 +10,9 @@ also drawn in ``curve.png``) starts from a network that knows nothing. It ends w
 deal played from both seats) of the trained agent against the three bots, printed with 95% intervals,
 and writes the model, logs and curve to ``--out``.
 
-Measured cold (empty kernel cache) on a 2-core machine loaded by other jobs: 2.5 minutes of wall time,
-64 s of CPU time (the README and docs/results.md give the curve it printed). This budget teaches PPO to beat ``random`` and to close
+Measured cold (empty kernel cache) on an idle 2-core machine: 48 s of wall time, 61 s of CPU time (2.5
+minutes of wall time on the same machine loaded by other jobs; the README and docs/results.md give the
+curve it printed). This budget teaches PPO to beat ``random`` and to close
 part of the gap to ``greedy``; beating the ``expert`` takes the game's full preset (``cardgym train GAME``:
 behaviour cloning of the expert, then millions of PPO steps; docs/results.md).
 """
