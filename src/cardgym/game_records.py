@@ -417,8 +417,6 @@ def cmd_replay(args, extra):
         raise SystemExit(f"cardgym replay: unexpected argument {extra[0]!r}")
     if not Path(args.file).is_file():
         raise SystemExit(f"cardgym replay: no such file {args.file!r}")
-    if args.fps <= 0:
-        raise SystemExit(f"cardgym replay: --fps must be positive, got {args.fps}")
     frames = []
     try:
         rec = read_record(args.file)
