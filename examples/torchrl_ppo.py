@@ -45,7 +45,9 @@ from pathlib import Path  # noqa: E402
 import numpy as np  # noqa: E402
 
 import cardgym  # noqa: E402
-from cardgym.cli_options import Parser, amount, check_rules, integer, real, seed, sizes, text  # noqa: E402
+from cardgym.cli_options import (  # noqa: E402
+    Parser, amount, check_rules, integer, key_value, literal, real, seed, sizes, text,
+)
 
 EVAL_SEED = 10**6  # deals of the before/after evaluations (the training deals come from --seed)
 
@@ -184,8 +186,9 @@ class SeatCollector:
         self.seat = [0] * num_envs
         self.opp = [None] * num_envs  # ("random", "random") or ("self", ActorPolicy): fixed for the whole game
         self.credit = [SeatCredit() for _ in range(num_envs)]
-        self.finished: list = []  # (opponent kind, learner's return, win) of each game finished since the last call
+        self.finished: list = []  # one dict per game finished (see _advance); the caller empties it
         self._ret = [0.0] * num_envs
+        self._learner_moved = [False] * num_envs  # whether the last move of game e was the learner's
         for e in range(num_envs):
             self._new_game(e)
 
@@ -214,12 +217,14 @@ class SeatCollector:
         while True:
             me = env.possible_agents[self.seat[e]]
             if env.terminations[me] or env.truncations[me]:  # the game is over, whoever moved last
+                unowned = self.credit[e].unowned
                 closed = self.credit[e].end()
                 if closed is not None:
                     slot, r = closed
                     slots[slot] = (r, True, bool(env.terminations[me]), env.observe(me)["observation"])
-                    res = env.result()
-                    self.finished.append((self.opp[e][0], self._ret[e], _won(res, self.seat[e])))
+                    self.finished.append({"env": e, "opponent": self.opp[e][0], "return": self._ret[e],
+                                          "score": _won(env.result(), self.seat[e]), "unowned": unowned,
+                                          "learner_moved_last": self._learner_moved[e]})
                 self.credit[e] = SeatCredit()
                 self._new_game(e)
                 continue
@@ -232,6 +237,7 @@ class SeatCollector:
             else:
                 a = env.bot_action(who)
             env.step(int(a))
+            self._learner_moved[e] = False
             r = float(env.rewards[me])
             self._ret[e] += r
             self.credit[e].earn(r)
@@ -278,6 +284,7 @@ class SeatCollector:
                     slot, r = closed
                     reward[e, slot, 0], next_obs[e, slot] = r, obs[e]
                 env.step(int(a))
+                self._learner_moved[e] = True
                 r = float(env.rewards[me])
                 self._ret[e] += r
                 self.credit[e].earn(r)
@@ -316,10 +323,13 @@ def parse_opponents(text_: str, game) -> dict:
 
 def evaluate(game: str, policy, games: int, rules: dict) -> dict:
     """Duplicate games (every deal once per seat rotation, a draw counts half, 95% Wilson interval) of
-    ``policy`` against ``random`` and ``greedy``."""
+    ``policy`` against ``random`` and ``greedy``, under the game's own ``win`` reward (a ``reward`` rule
+    option shapes training only, as in ``cardgym train``)."""
     from cardgym.train.evaluate import duplicate_eval
 
-    return {bot: duplicate_eval(game, policy, bot, games=games, seed=EVAL_SEED, **rules) for bot in ("random", "greedy")}
+    rules = {k: v for k, v in rules.items() if k != "reward"}
+    bots = [b for b in ("random", "greedy") if b in cardgym.get_game(game).bots]
+    return {bot: duplicate_eval(game, policy, bot, games=games, seed=EVAL_SEED, **rules) for bot in bots}
 
 
 def main(argv=None) -> dict:
@@ -328,9 +338,11 @@ def main(argv=None) -> dict:
     ap.add_argument("--game", default="skipbo_junior", choices=sorted(cardgym.GAMES), help="the game")
     ap.add_argument("--num-players", "--players", dest="players", type=integer(2, 8), default=2,
                     help="players per game (one learner, the others its opponent)")
+    ap.add_argument("--rule", action="append", type=key_value, default=[], metavar="KEY=VALUE",
+                    help="a rule option of the game, e.g. reward=score (repeatable; none by default)")
     ap.add_argument("--steps", type=amount(1, 10**9), default=150_000, help="learner decisions to train on")
     ap.add_argument("--envs", type=integer(1, 4096), default=32, help="games played in lockstep")
-    ap.add_argument("--rows", type=integer(1, 10**5), default=64, help="learner decisions per game per iteration")
+    ap.add_argument("--rollout", type=integer(1, 10**5), default=64, help="learner decisions per game per iteration")
     ap.add_argument("--epochs", type=integer(1, 100), default=4, help="PPO epochs per iteration")
     ap.add_argument("--minibatch", type=integer(1, 10**6), default=512, help="PPO minibatch size")
     ap.add_argument("--lr", type=real(0, 1, lo_open=True), default=3e-4, help="Adam learning rate")
@@ -354,7 +366,13 @@ def main(argv=None) -> dict:
     except argparse.ArgumentTypeError as exc:
         ap.error(f"argument --opponents: {exc}")
     rules = {"num_players": a.players}
-    check_rules(ap, game, rules, {"num_players": "--num-players"})
+    for kv in a.rule:
+        k, _, v = kv.partition("=")
+        rules[k.strip()] = literal(v)
+    spelling = {k: "--rule" for k in rules}
+    if not any(kv.partition("=")[0].strip() == "num_players" for kv in a.rule):
+        spelling["num_players"] = "--num-players"
+    check_rules(ap, game, rules, spelling)
 
     import logging
 
@@ -380,10 +398,10 @@ def main(argv=None) -> dict:
     loss_fn = ClipPPOLoss(actor, critic, clip_epsilon=0.2, entropy_coeff=a.ent_coef, critic_coeff=0.5,
                           loss_critic_type="l2", normalize_advantage=True)
     optim = torch.optim.Adam(loss_fn.parameters(), lr=a.lr)
-    per_iter = a.envs * a.rows
+    per_iter = a.envs * a.rollout
     iters = max(1, -(-a.steps // per_iter))
     print(f"TorchRL PPO on {a.game} ({a.players} players): {iters} iterations of {per_iter:,} learner decisions "
-          f"({a.envs} games x {a.rows}) against {a.opponents}; {a.games} duplicate games per bot before and after",
+          f"({a.envs} games x {a.rollout}) against {a.opponents}; {a.games} duplicate games per bot before and after",
           flush=True)
 
     before = evaluate(a.game, ActorPolicy(logits_net), a.games, rules)
@@ -391,11 +409,11 @@ def main(argv=None) -> dict:
         print(f"before training  {_fmt(bot, r)}", flush=True)
 
     collector = SeatCollector(a.game, a.envs, rules, actor, opponents, a.seed, a.pool_size)
-    rb = ReplayBuffer(storage=LazyTensorStorage(per_iter), sampler=SamplerWithoutReplacement(),
-                      batch_size=min(a.minibatch, per_iter))
+    mb_size = min(a.minibatch, per_iter)
+    rb = ReplayBuffer(storage=LazyTensorStorage(per_iter), sampler=SamplerWithoutReplacement(), batch_size=mb_size)
     log, c_train = [], time.process_time()
     for it in range(1, iters + 1):
-        batch = collector.collect(a.rows)
+        batch = collector.collect(a.rollout)
         add_advantages(batch, critic, a.gamma, a.lmbda)
         rb.empty()
         rb.extend(batch.reshape(-1))
@@ -404,7 +422,7 @@ def main(argv=None) -> dict:
         sums = {"loss_objective": 0.0, "loss_critic": 0.0, "loss_entropy": 0.0}
         n = 0
         for _ in range(a.epochs):
-            for _ in range(max(1, per_iter // rb._batch_size)):
+            for _ in range(max(1, per_iter // mb_size)):
                 mb = rb.sample()
                 losses = loss_fn(mb)
                 loss = losses["loss_objective"] + losses["loss_critic"] + losses["loss_entropy"]
@@ -422,7 +440,7 @@ def main(argv=None) -> dict:
                **{k: round(v / n, 5) for k, v in sums.items()},
                "reward_per_decision": round(float(batch["next", "reward"].mean()), 5)}
         for kind in opponents:
-            s = [w for k, _, w in fin if k == kind]
+            s = [g["score"] for g in fin if g["opponent"] == kind]
             row[f"score_vs_{kind}"] = round(float(np.mean(s)), 4) if s else None
         log.append(row)
         print(f"iter {it:>4}/{iters}  steps {row['steps']:>9,}  games {row['games']:>4}  "
