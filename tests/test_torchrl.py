@@ -190,3 +190,13 @@ def test_torchrl_ppo_example_refuses_bad_flags(tmp_path):
                                str(tmp_path / "x")], capture_output=True, text=True, timeout=120)
         assert proc.returncode == 2 and word in proc.stderr and "--help" in proc.stderr, proc.stderr
         assert not (tmp_path / "x").exists()
+
+
+def test_torchrl_collection_benchmark_counts_what_it_says(torchrl):
+    spec = importlib.util.spec_from_file_location("torchrl_aec_bench", ROOT / "benchmarks" / "torchrl_aec.py")
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    out = bench.main(["--steps", "300", "--envs", "4"])
+    w, lp = out["wrapper"], out["loop"]
+    assert w["steps"] == 300 and 0 <= w["results_paid_where_player_0_did_not_act"] <= w["results_paid"] <= w["games"]
+    assert w["games"] >= 1 and lp["learner_decisions"] == 300 // 4 * 4 and lp["learner_decisions_per_cpu_s"] > 0
