@@ -1,5 +1,4 @@
-"""PPO with TorchRL on a cardgym AEC env: one learning seat of a turn-based game against bots and its own
-snapshots.
+"""PPO with TorchRL for one seat of a turn-based cardgym AEC env, against bots and its own snapshots.
 
     python examples/torchrl_ppo.py [--game skipbo_junior] [--steps 150000] [--games 400] [--seed 0]
 
@@ -339,7 +338,7 @@ def main(argv=None) -> dict:
     ap.add_argument("--num-players", "--players", dest="players", type=integer(2, 8), default=2,
                     help="players per game (one learner, the others its opponent)")
     ap.add_argument("--rule", action="append", type=key_value, default=[], metavar="KEY=VALUE",
-                    help="a rule option of the game, e.g. reward=score (repeatable; none by default)")
+                    help="a rule option of the game, e.g. reward=score (repeatable)")
     ap.add_argument("--steps", type=amount(1, 10**9), default=150_000, help="learner decisions to train on")
     ap.add_argument("--envs", type=integer(1, 4096), default=32, help="games played in lockstep")
     ap.add_argument("--rollout", type=integer(1, 10**5), default=64, help="learner decisions per game per iteration")
