@@ -295,10 +295,19 @@ class OpenRecord:
             "id": self.id, "kind": "replay", "game": self.game.name, "title": self.game.title, "step": k,
             "steps": n, "viewer": viewer, "seats": self.record.header["players"],
             "view": view(self.game, rec, self.rules, viewer),
-            "log": [{"n": i, "seat": a["seat"], "action": a["action"], "text": _theirs(a.get("text", ""))}
-                    for i, a in enumerate(self.record.actions)],
+            "log": [_replay_entry(i, a) for i, a in enumerate(self.record.actions)],
             "result": self.record.end["result"], "finished": self.record.end["finished"],
         }
+
+
+def _replay_entry(i: int, a: dict) -> dict:
+    """A record's action line as the replay's log shows it; a text player's telemetry (its answers,
+    parse and illegal attempts, latency, tokens) goes along as ``telemetry`` (a record is a finished
+    game: nothing in it is hidden any more)."""
+    entry = {"n": i, "seat": a["seat"], "action": a["action"], "text": _theirs(a.get("text", ""))}
+    if isinstance(a.get("telemetry"), dict):
+        entry["telemetry"] = a["telemetry"]
+    return entry
 
 
 class Tables:
