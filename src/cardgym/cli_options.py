@@ -373,8 +373,8 @@ def check_text_players(parser, args_ns, names, name: str) -> list:
             found.append(n)
         elif n.startswith("text:"):
             where, _, attr = n[5:].rpartition(":")
-            if not attr.isidentifier() or not ((where.endswith(".py") and os.path.isfile(where))
-                                               or re.fullmatch(r"[A-Za-z_][\w.]*", where)):
+            ok = os.path.isfile(where) if where.endswith(".py") else re.fullmatch(r"[A-Za-z_][\w.]*", where)
+            if not attr.isidentifier() or not ok:
                 parser.error(f"argument {name}: a text player is text:FILE.py:NAME (an existing file) or "
                              f"text:module:NAME, got {n!r}")
             found.append(n)

@@ -271,9 +271,9 @@ def build_server(games: Games | None = None):
             raise ToolError(str(exc)) from None
 
     @server.tool()
-    def list_games() -> list:
-        """Every game: name, title, player counts, bots and rule options with their defaults."""
-        return games.list_games()
+    def list_games() -> dict:
+        """Every game (``games``): name, title, player counts, bots and rule options with their defaults."""
+        return {"games": games.list_games()}
 
     @server.tool()
     def new_game(game: str, seat: int = 0, opponents: list | None = None, options: dict | None = None,
