@@ -121,7 +121,7 @@ def test_prompt_holds_rules_moves_table_and_legal_moves():
     p = _player(lambda prompt: seen.append(prompt) or str(_legal_from_prompt(prompt)[0][0]))
     env = importlib.import_module(cardgym.GAMES[JUNIOR].module).raw_env()
     play_one(env, [p, "greedy"], seed=4)
-    first, later = seen[0], seen[-1]
+    first = seen[0]
     assert "# Rules (summary)" in first and "build piles" in first
     assert "# Moves since your last turn\n" in first
     sections = [q.split("# Moves since your last turn\n", 1)[1].split("\n# ", 1)[0] for q in seen]
@@ -400,3 +400,30 @@ def test_llm_flags_are_checked_when_parsed():
         with contextlib.redirect_stderr(err), pytest.raises(SystemExit) as exc:
             cli.parse(["eval", JUNIOR, *argv])
         assert exc.value.code == 2 and words in err.getvalue(), err.getvalue()
+
+
+def test_a_text_player_as_a_gym_opponent_and_in_the_web_replay():
+    import gymnasium as gym
+
+    from cardgym.web.tables import Tables
+
+    p = _player(lambda prompt: str(_legal_from_prompt(prompt)[0][0]))
+    prompts = []
+    p.ask = lambda prompt: prompts.append(prompt) or str(_legal_from_prompt(prompt)[0][0])
+    env = gym.make("cardgym/SkipBoJunior-v0", opponent=p)
+    _, info = env.reset(seed=0)
+    done = False
+    while not done:
+        _, _, term, trunc, info = env.step(int(info["action_mask"].nonzero()[0][0]))
+        done = term or trunc
+    assert p.stats()["decisions"] == len(prompts) > 0
+    assert "not available: this game is played without a move log" in prompts[0]
+    # a record with telemetry: the replay API hands it out with each move of the log
+    raw = importlib.import_module(cardgym.GAMES[JUNIOR].module).raw_env()
+    rec = GameRecorder(raw, [p.record_entry(), "greedy"])
+    play_one(raw, [p, "greedy"], seed=6, recorder=rec)
+    tables = Tables()
+    state = tables.get_record(tables.open_record(rec.text())["id"]).state(0, None)
+    mine = [e for e in state["log"] if e["seat"] == 0]
+    assert mine and all(e["telemetry"]["answers"] for e in mine)
+    assert not any("telemetry" in e for e in state["log"] if e["seat"] == 1)
