@@ -49,7 +49,7 @@ REFUSE = {
     "replay": {"--seat": ["-1", "x"], "--gif": ["", " "], "--fps": ["0", "-1", "nan", "inf", "61"]},
     "serve": {"--port": ["0", "-1", "65536", "x"], "--host": ["", " "], "--model": ["", " "],
               "--record": ["", "no/such/record.jsonl"], "--max-games": ["0", "-1", "100000"],
-              "--expire": ["0", "-1", "nan", "inf"], "--pace": ["-1", "nan", "inf", "61"]},
+              "--expire": ["0", "-1", "nan", "inf"], "--pace": ["-1", "nan", "inf", "61"], **LLM_REFUSE},
     "bench": {"--seconds": ["0", "-1", "nan", "inf"], "--rounds": ["0", "-1", "x"], "--num-envs": ["0", "-1", "9999999"],
               "--games": ["", "nogame", "skyjo,"], "--json": [""]},
     "train": {

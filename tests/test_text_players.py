@@ -427,3 +427,26 @@ def test_a_text_player_as_a_gym_opponent_and_in_the_web_replay():
     mine = [e for e in state["log"] if e["seat"] == 0]
     assert mine and all(e["telemetry"]["answers"] for e in mine)
     assert not any("telemetry" in e for e in state["log"] if e["seat"] == 1)
+
+
+def test_a_text_player_seat_in_cardgym_serve():
+    from cardgym.web.tables import Tables, game_catalogue
+
+    made = []
+
+    def make(game, rules):
+        made.append(TextPlayer(game, rules, lambda prompt: str(_legal_from_prompt(prompt)[-1][0]), name="llm"))
+        return made[-1]
+
+    tables = Tables(text_players={"llm": make}, pace=0.0)
+    assert all("llm" in g["models"] for g in game_catalogue({}, tables.text_players))
+    gid = tables.create({"game": JUNIOR, "num_players": 2, "seats": ["llm", "greedy"], "seed": 5})["id"]
+    t = tables.get_live(gid)
+    t.advance()
+    assert t.over and made[0].stats()["decisions"] == sum(e["seat"] == 0 for e in t.log) > 0
+    rec = parse_record(t.recorder.text())
+    assert rec.header["players"][0]["text"]["fallback"] == "random"
+    assert all("telemetry" in a for a in rec.actions if a["seat"] == 0)
+    # the answers of the text seat go to its own seat's log only (a live game hides them from the others)
+    assert not any("policy" in e for e in t.state(1)["log"])
+    assert all(e["policy"]["telemetry"]["answers"] for e in t.state(0)["log"] if e["seat"] == 0)

@@ -98,6 +98,17 @@ def check_eval(args, extra):
                   python_players=True)
 
 
+def check_serve(args, extra):
+    """``cardgym serve``: with --llm-base-url or --llm-model, both (the seat ``llm`` of every game)."""
+    given = {"--llm-base-url": args.llm_base_url, "--llm-model": args.llm_model}
+    wanted = any(v is not None for v in given.values())
+    if wanted and None in given.values():
+        have, need = (k if v is not None else None for k, v in given.items()), [k for k, v in given.items() if v is None]
+        args.parser.error(f"argument {next(k for k in have if k)}: the seat 'llm' needs {need[0]} too")
+    check_text_players(args.parser, args, ["llm"] if wanted else [], "cardgym serve")
+    args.text_player = (lambda game, rules: make_text_player(args, game, "llm", rules)) if wanted else None
+
+
 def check_ladder(args, extra):
     """``cardgym ladder``: the game has anchors, the player is one."""
     from .eval.ladder import anchors
@@ -384,7 +395,8 @@ def build_parser(argv=()) -> argparse.ArgumentParser:
     w.add_argument("--expire", type=real(0, 7 * 86400, lo_open=True), default=1800.0,
                    help="seconds after which an untouched game is dropped")
     w.add_argument("--pace", type=real(0, 60), default=0.7, help="seconds between two bot moves")
-    w.set_defaults(func=cmd_serve)
+    add_llm_options(w)
+    w.set_defaults(func=cmd_serve, check=check_serve)
 
     from .eval.ladder import DEFAULT_DEALS, LADDER_BOTS, MAX_DEALS
 
