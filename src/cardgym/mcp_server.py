@@ -254,7 +254,7 @@ OPEN_ENTRY = {"kind": "python", "name": "mcp"}
 def build_server(games: Games | None = None):
     """An ``MCPServer`` (the ``mcp`` SDK) whose tools play the games of ``games``."""
     try:
-        from mcp.server import MCPServer
+        from mcp.server.mcpserver import MCPServer
         from mcp.server.mcpserver.exceptions import ToolError
     except ImportError as exc:  # pragma: no cover - depends on the install
         raise ImportError("cardgym mcp needs the mcp package (2.x): pip install 'cardgym[llm]'") from exc
