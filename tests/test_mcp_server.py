@@ -41,9 +41,13 @@ def _error(res) -> str:
     return " ".join(getattr(c, "text", "") for c in res.content)
 
 
+#: rule options of the whole games (short stocks: shorter games, the same tools)
+SHORT = {"skipbo": {"stock_size": 5}, "skipbo_junior": {"stock_size": 5}}
+
+
 async def _whole_game(client, game: str, opponents=("greedy",), seed: int = 5) -> tuple:
     started = _data(await client.call_tool("new_game", {"game": game, "seat": 0, "opponents": list(opponents),
-                                                        "seed": seed}))
+                                                        "seed": seed, "options": SHORT.get(game, {})}))
     gid, token = started["game_id"], started["token"]
     moves = 0
     while True:
@@ -53,7 +57,7 @@ async def _whole_game(client, game: str, opponents=("greedy",), seed: int = 5) -
             assert res["over"], res
             break
         # alternate ids and words, to use both
-        pick = legal["legal"][-1]
+        pick = legal["legal"][0]
         action = pick["action"] if moves % 2 == 0 else pick["text"]
         out = _data(await client.call_tool("play", {"game_id": gid, "token": token, "action": action}))
         assert out["played"] == pick["text"]
