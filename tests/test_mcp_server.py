@@ -100,6 +100,8 @@ def test_hostile_arguments_are_tool_errors_and_tokens_keep_to_their_seat():
                 ({"game": "skyjo", "options": {"max_rounds": -5}}, "options"),
                 ({"game": "skyjo", "seed": -1}, "seed"),
                 ({"game": "skyjo", "seat": "zero"}, "seat"),
+                ({"game": "skyjo", "seat": True}, "seat"),
+                ({"game": "skyjo", "seed": "7"}, "seed"),
             ]
             for args, words in bad:
                 assert words in _error(await client.call_tool("new_game", args)), args
@@ -115,7 +117,7 @@ def test_hostile_arguments_are_tool_errors_and_tokens_keep_to_their_seat():
             # seat 0 plays its turn; then it is the open seat's turn: seat 0's token cannot act for it
             legal = _data(await client.call_tool("legal_actions", {"game_id": a["game_id"], "token": a["token"]}))
             assert legal["your_turn"]
-            for action in (10**9, -1, "fly to the moon", "x" * 10_000, True):
+            for action in (10**9, -1, "fly to the moon", "x" * 10_000, True, 1.0, None, [0], {"action": 0}):
                 _error(await client.call_tool("play", {"game_id": a["game_id"], "token": a["token"],
                                                        "action": action}))
             while True:

@@ -389,8 +389,12 @@ def test_retries_stop_at_the_limit_and_the_fallback_is_declared():
         assert tel["answers"] == [] and p.stats()["errors"] == 1
 
 
-def test_llm_flags_are_checked_when_parsed():
+def test_llm_flags_are_checked_when_parsed(tmp_path):
+    bad = tmp_path / "template.txt"
+    bad.write_text("Table: {table}\nHand: {hand}")
     for argv, words in (
+            (["--bots", "text:x:f,greedy", "--llm-template", str(bad)], "argument --llm-template: the prompt template "
+                                                                          "uses {hand}"),
             (["--bots", "llm,greedy"], "needs --llm-base-url and --llm-model"),
             (["--bots", "random,greedy", "--llm-model", "m"], "no text player"),
             (["--bots", "llm,greedy", "--llm-base-url", "ftp://x", "--llm-model", "m"], "--llm-base-url"),

@@ -27,6 +27,11 @@ from .agents.text import theirs
 from .cli_options import rule_defaults
 from .game_records import GameRecorder
 
+try:  # the types the SDK validates tool arguments with (pydantic comes with mcp): no true -> 1, no "3" -> 3
+    from pydantic import StrictInt, StrictStr
+except ImportError:  # pragma: no cover - without the llm extra (build_server then says what to install)
+    StrictInt, StrictStr = int, str
+
 #: the other seats' kinds besides the game's bots: a seat another agent plays with its own token
 OPEN = "open"
 #: the longest move text ``play`` reads
@@ -276,8 +281,8 @@ def build_server(games: Games | None = None):
         return {"games": games.list_games()}
 
     @server.tool()
-    def new_game(game: str, seat: int = 0, opponents: list | None = None, options: dict | None = None,
-                 seed: int | None = None) -> dict:
+    def new_game(game: StrictStr, seat: StrictInt = 0, opponents: list | None = None, options: dict | None = None,
+                 seed: StrictInt | None = None) -> dict:
         """Start a game: you sit at `seat`; `opponents` fills the other seats in order (bot names, or
         "open" for a seat another agent plays with a token you hand it); `options` are rule options.
         Returns game_id and your secret token (needed by every other tool), and your situation."""
@@ -295,7 +300,7 @@ def build_server(games: Games | None = None):
         return call(games.legal_actions, game_id, token)
 
     @server.tool()
-    def play(game_id: str, token: str, action: int | str) -> dict:
+    def play(game_id: str, token: str, action: StrictInt | StrictStr) -> dict:
         """Play a move: its id or its words as legal_actions lists them. The bots then move until your
         next turn or the end."""
         return call(games.play, game_id, token, action)
