@@ -122,6 +122,9 @@ def check_ladder(args, extra):
     texts = check_text_players(args.parser, args, [args.player], "--player")
     if not texts:
         check_players(args.parser, game, [args.player], "--player", extra=("agent",), python_players=True)
+        if args.record is not None:
+            args.parser.error("argument --record: the ladder records the games of a text player (llm or text:...); "
+                              "record other players' games with cardgym eval --record")
 
 
 def make_text_player(args, game, spec: str, rules):
