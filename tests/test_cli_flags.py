@@ -28,18 +28,28 @@ ROOT = Path(__file__).resolve().parents[1]
 HOSTILE = ["", " ", "0", "-1", "7", "9", "1.5", "nan", "inf", "-inf", "1e400", "99999999999999999999999",
            "-99999999999999999999999", "abc", "x=y", ",", "random", "a:b", "none", "true"]
 
+#: values the text players' flags (``cardgym eval`` and ``cardgym ladder``) must refuse
+LLM_REFUSE = {"--llm-base-url": ["", "x", "ftp://host/v1", "http://"], "--llm-model": ["", " "],
+              "--llm-key-env": ["", "1KEY", "A-B"], "--llm-temperature": ["-1", "nan", "2.5"],
+              "--llm-max-tokens": ["0", "-1", "x"], "--llm-timeout": ["0", "-1", "nan", "inf"],
+              "--llm-retries": ["-1", "21", "x"], "--llm-fallback": ["", "retry"], "--llm-moves": ["", "all"],
+              "--llm-template": ["", "no/such/template.txt"], "--llm-seed": ["-1", "x"]}
+
 #: values each command's flags must refuse (rule options: `RULE_BAD`)
 REFUSE = {
     "play": {"--vs": ["", "nobody"], "--seat": ["-1", "7", "x"], "--seed": ["-1", "99999999999999999999999", "x"],
              "--record": ["", " "]},
     "eval": {"--bots": ["", "random", "random,", "random,nobody"], "--games": ["0", "-1", "10000001", "x"],
              "--seed": ["-1", "99999999999999999999999", "1.5"],
-             "--record": ["", " "], "--record-games": ["0", "-1", "x"]},
+             "--record": ["", " "], "--record-games": ["0", "-1", "x"], **LLM_REFUSE},
+    "ladder": {"--player": ["", "nobody", "text:no/such/file.py:f"], "--deals": ["0", "-1", "100001", "x"],
+               "--record": ["", " "], **LLM_REFUSE},
+    "mcp": {"--max-games": ["0", "-1", "100000"], "--expire": ["0", "-1", "nan", "inf"]},
     "rules": {"--width": ["0", "-1", "x", "100000"]},
     "replay": {"--seat": ["-1", "x"], "--gif": ["", " "], "--fps": ["0", "-1", "nan", "inf", "61"]},
     "serve": {"--port": ["0", "-1", "65536", "x"], "--host": ["", " "], "--model": ["", " "],
               "--record": ["", "no/such/record.jsonl"], "--max-games": ["0", "-1", "100000"],
-              "--expire": ["0", "-1", "nan", "inf"], "--pace": ["-1", "nan", "inf", "61"]},
+              "--expire": ["0", "-1", "nan", "inf"], "--pace": ["-1", "nan", "inf", "61"], **LLM_REFUSE},
     "bench": {"--seconds": ["0", "-1", "nan", "inf"], "--rounds": ["0", "-1", "x"], "--num-envs": ["0", "-1", "9999999"],
               "--games": ["", "nogame", "skyjo,"], "--json": [""]},
     "train": {
@@ -95,7 +105,11 @@ def _commands():
                         rules if cmd != "rules" else set()))
         out.append(("train", game, lambda extra, game=game: config_from_args([game, *extra]),
                     _flags(train_parser()), rule_flags(cardgym.GAMES) - {"--num-players", "--reward"}))
-    for cmd, argv0 in (("replay", ["replay", str(ROOT / "README.md")]), ("serve", ["serve"])):
+        parser = cli.build_parser(["ladder", game])
+        sub = parser._subparsers._group_actions[0].choices["ladder"]
+        out.append(("ladder", game, lambda extra, game=game: cli.parse(["ladder", game, "--player", "random", *extra]),
+                    _flags(sub), set()))
+    for cmd, argv0 in (("replay", ["replay", str(ROOT / "README.md")]), ("serve", ["serve"]), ("mcp", ["mcp"])):
         sub = cli.build_parser([cmd])._subparsers._group_actions[0].choices[cmd]
         out.append((cmd, None, lambda extra, argv0=argv0: cli.parse(argv0 + extra), _flags(sub), set()))
     out.append(("bench", None, lambda extra: BENCH.parse(extra), _flags(BENCH.build_parser()), set()))

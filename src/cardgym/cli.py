@@ -11,8 +11,9 @@ import sys
 
 import cardgym
 
-from .cli_options import (HelpFormatter, Parser, add_rule_options, check_players, check_rules, check_seat, flag,
-                          existing_path, games_epilog, integer, real, rule_defaults, seed, text)
+from .cli_options import (HelpFormatter, Parser, add_llm_options, add_rule_options, check_players, check_rules,
+                          check_seat, check_text_players, flag, existing_path, games_epilog, integer, real,
+                          rule_defaults, seed, text)
 from .docs_pages import clean_markdown, render_markdown, rules_markdown
 
 USAGE = """commands:
@@ -23,7 +24,12 @@ USAGE = """commands:
   cardgym train GAME [OPTIONS]
   cardgym replay FILE [--gif OUT]
   cardgym serve [--port P] [--host H] [--model PATH] [--record FILE]
+  cardgym ladder GAME --player SPEC [--deals N] [--json] [--record DIR] [--llm-... OPTIONS]
+  cardgym mcp [--max-games N] [--expire S]
   cardgym new-game NAME [--dir DIR]
+
+Text players: in --bots and --player, llm is a language model on an OpenAI-compatible server
+(--llm-base-url, --llm-model), text:FILE.py:NAME a Python function prompt -> answer.
 
 Rule options are the game's Rules fields written --like-this with a value: numbers, true/false, none
 or text (--players is another name of --num-players). cardgym play GAME --help lists them.
@@ -85,7 +91,88 @@ def check_eval(args, extra):
     if len(names) < 2 or any(not n.strip() for n in names):
         args.parser.error(f"argument --bots: must be two or more comma-separated players (e.g. random,greedy), "
                           f"got {args.bots!r}")
-    check_players(args.parser, game, names, "--bots", extra=("agent",), python_players=True)
+    if len(set(names)) != len(names):
+        args.parser.error(f"argument --bots: each player once, got {args.bots!r}")
+    texts = check_text_players(args.parser, args, names, "--bots")
+    check_players(args.parser, game, [n for n in names if n not in texts], "--bots", extra=("agent",),
+                  python_players=True)
+
+
+def check_serve(args, extra):
+    """``cardgym serve``: with --llm-base-url or --llm-model, both (the seat ``llm`` of every game)."""
+    given = {"--llm-base-url": args.llm_base_url, "--llm-model": args.llm_model}
+    wanted = any(v is not None for v in given.values())
+    if wanted and None in given.values():
+        have, need = (k if v is not None else None for k, v in given.items()), [k for k, v in given.items() if v is None]
+        args.parser.error(f"argument {next(k for k in have if k)}: the seat 'llm' needs {need[0]} too")
+    check_text_players(args.parser, args, ["llm"] if wanted else [], "cardgym serve")
+    args.text_player = (lambda game, rules: make_text_player(args, game, "llm", rules)) if wanted else None
+
+
+def check_ladder(args, extra):
+    """``cardgym ladder``: the game has anchors, the player is one."""
+    from .eval.ladder import anchors
+
+    game = _game(args.game)
+    if extra:
+        args.parser.error(f"unexpected argument {extra[0]!r}")
+    if game.name not in anchors():
+        args.parser.error(f"argument game: the ladder has no anchors for {game.name!r}; games with anchors: "
+                          f"{', '.join(sorted(anchors()))}")
+    texts = check_text_players(args.parser, args, [args.player], "--player")
+    if not texts:
+        check_players(args.parser, game, [args.player], "--player", extra=("agent",), python_players=True)
+        if args.record is not None:
+            args.parser.error("argument --record: the ladder records the games of a text player (llm or text:...); "
+                              "record other players' games with cardgym eval --record")
+
+
+def make_text_player(args, game, spec: str, rules):
+    """The `cardgym.agents.text.TextPlayer` of a checked text player name (``llm`` or ``text:...``)."""
+    from .agents.text import DEFAULT_TEMPLATE, TextPlayer
+    from .eval.batch import load_python_player
+
+    template = DEFAULT_TEMPLATE
+    if args.llm_template is not None:
+        with open(args.llm_template, encoding="utf-8") as f:
+            template = f.read()
+    if spec == "llm":
+        from .agents.llm_client import OpenAIChat
+
+        ask = OpenAIChat(args.llm_base_url, args.llm_model, key_env=args.llm_key_env,
+                         temperature=args.llm_temperature, max_tokens=args.llm_max_tokens,
+                         timeout=args.llm_timeout, max_retries=args.llm_retries)
+        info = ask.info()
+    else:
+        ask = load_python_player(game, spec[5:], rules)
+        info = {"function": spec[5:]}
+    return TextPlayer(game, rules, ask, template=template, list_moves=args.llm_moves == "list",
+                      fallback=args.llm_fallback, seed=args.llm_seed, name=spec, info=info)
+
+
+def _players(args, game, names, num_players, options) -> list:
+    """The players of ``names``: text players built, everything else left to `cardgym.eval`."""
+    rules = game.make_rules(num_players=num_players, **options)
+    return [make_text_player(args, game, n, rules) if n == "llm" or n.startswith("text:") else n for n in names]
+
+
+def _text_lines(players) -> list:
+    """One line per text player: its illegal-move rate, fallbacks, latency and tokens."""
+    from .agents.text import is_text_player
+
+    out = []
+    for p in players:
+        if not is_text_player(p):
+            continue
+        st = p.stats()
+        rate = "n/a" if st["illegal_rate"] is None else f"{st['illegal_rate']:.1%}"
+        lat = "n/a" if st["mean_latency_ms"] is None else f"{st['mean_latency_ms']:,.0f} ms"
+        tokens = ("not reported" if st["tokens_in"] is None else f"{st['tokens_in']:,} in, {st['tokens_out']:,} out")
+        out.append(f"{p.name}: {st['decisions']} decisions, illegal-move rate {rate} ({st['invalid']} of "
+                   f"{st['answers']} answers: {st['parse_errors']} unparsed, {st['illegal']} illegal), "
+                   f"{st['fallbacks']} fallbacks ({p.fallback}), {st['forfeits']} forfeits, {st['errors']} failed "
+                   f"requests, mean latency {lat} per decision, tokens {tokens}")
+    return out
 
 
 def check_rules_cmd(args, extra):
@@ -110,22 +197,34 @@ def cmd_eval(args, extra):
     options = dict(args.options)
     num_players = options.pop("num_players", 2)
     bots = [b for b in args.bots.split(",") if b]
+    recorder = None
     try:
-        result = ev.tournament(game, bots, num_players=num_players, games=args.games, seed=args.seed,
-                               progress=not args.json and sys.stderr.isatty(), **options)
+        players = _players(args, game, bots, num_players, options)
+        texts = [b for b, p in zip(bots, players) if not isinstance(p, str)]
+        if args.record and texts:
+            from .game_records import RecordFolder
+
+            recorder = RecordFolder(args.record)
+        result = ev.tournament(game, players, num_players=num_players, games=args.games, seed=args.seed,
+                               progress=not args.json and sys.stderr.isatty(), recorder=recorder, **options)
     except (ValueError, TypeError) as exc:
         raise SystemExit(f"cardgym: {exc}") from None
-    except ImportError as exc:  # a model file without torch installed
+    except ImportError as exc:  # a model file without torch installed, the llm player without openai
         raise SystemExit(f"cardgym eval: {exc}") from None
     if args.record:
         from .game_records import record_pairings
 
+        others = [b for b in bots if b not in texts]
         try:
-            paths = record_pairings(game, bots, args.record, args.record_games, num_players, args.seed, options)
+            paths = record_pairings(game, others, args.record, args.record_games, num_players, args.seed, options)
         except (ValueError, TypeError) as exc:
             raise SystemExit(f"cardgym: {exc}") from None
+        paths += recorder.paths if recorder is not None else []
         print(f"wrote {len(paths)} game records to {args.record}", file=sys.stderr)
     if args.json:
+        text_stats = {p.name: p.stats() for p in players if not isinstance(p, str)}
+        if text_stats:
+            result["text_players"] = text_stats
         print(json.dumps(result, indent=2))
         return
     print(f"{game.title}, {num_players} players, {args.games} duplicate games per pair, seed {args.seed}")
@@ -135,6 +234,8 @@ def cmd_eval(args, extra):
         rows.append([r["a"], r["b"], r["games"], f"{r['a_win_rate']:.1%}", f"[{lo:.1%}, {hi:.1%}]", f"{r['wins']}/{r['draws']}/{r['losses']}",
                      f"{r['games_per_second']:,.0f}"])
     print(_table(rows, ["a", "b", "games", "a win rate", "95% CI", "a W/D/L", "games/s"], right=(2, 3, 4, 5, 6)))
+    for line in _text_lines(players):
+        print(line)
     if result["ratings"] is None and result["multiplayer"] is not None:
         print(f"(a plays one seat against {num_players - 1} seats of b: parity is {1 / num_players:.0%})")
         multi = result["multiplayer"]
@@ -218,7 +319,8 @@ def build_parser(argv=()) -> argparse.ArgumentParser:
     """The parser of every command but ``train``; with a game in ``argv``, its rule options are flags."""
     ap = Parser(prog="cardgym", description="cardgym: card-game RL environments",
                                  formatter_class=HelpFormatter, epilog=USAGE)
-    sub = ap.add_subparsers(dest="command", required=True, metavar="{play,eval,rules,bench,train,replay,serve,new-game}")
+    sub = ap.add_subparsers(dest="command", required=True,
+                            metavar="{play,eval,rules,bench,train,replay,serve,ladder,mcp,new-game}")
     games = sorted(cardgym.GAMES)
     name = _game_in(argv)
     game = cardgym.get_game(name) if name else None
@@ -253,6 +355,7 @@ def build_parser(argv=()) -> argparse.ArgumentParser:
     e.add_argument("--json", action="store_true", help="print the results as JSON")
     e.add_argument("--record", type=text("a folder name"), default=None, metavar="DIR", help="also write game records of --record-games games per pairing to DIR")
     e.add_argument("--record-games", type=integer(1, MAX_GAMES), default=1, metavar="N", help="games recorded per pairing (with --record)")
+    add_llm_options(e)
     e.set_defaults(func=cmd_eval)
     if game:
         add_rule_options(p, game)
@@ -295,7 +398,37 @@ def build_parser(argv=()) -> argparse.ArgumentParser:
     w.add_argument("--expire", type=real(0, 7 * 86400, lo_open=True), default=1800.0,
                    help="seconds after which an untouched game is dropped")
     w.add_argument("--pace", type=real(0, 60), default=0.7, help="seconds between two bot moves")
-    w.set_defaults(func=cmd_serve)
+    add_llm_options(w)
+    w.set_defaults(func=cmd_serve, check=check_serve)
+
+    from .eval.ladder import DEFAULT_DEALS, LADDER_BOTS, MAX_DEALS
+
+    d = command("ladder", check=check_ladder, help="rate a player on the anchored ladder (a fixed scale)",
+                description=(
+        f"Play a fixed, versioned schedule of duplicate deals against the bots {', '.join(LADDER_BOTS)} (two\n"
+        "players, default rules) and rate the player on the Elo scale with random at 0, the bots' ratings fixed\n"
+        "(docs/llm_agents.md, 'The ladder')."))
+    d.add_argument("game", choices=games)
+    d.add_argument("--player", required=True, type=text("a player"), metavar="SPEC",
+                   help="a bot, agent, a model file, a Python player FILE.py:NAME or module:NAME, llm, or "
+                        "text:FILE.py:NAME")
+    d.add_argument("--deals", type=integer(1, MAX_DEALS), default=DEFAULT_DEALS,
+                   help="deals of the schedule to play (each twice against each bot)")
+    d.add_argument("--json", action="store_true", help="print the result as JSON")
+    d.add_argument("--record", type=text("a folder name"), default=None, metavar="DIR",
+                   help="write a game record of every game of a text player to DIR")
+    add_llm_options(d)
+    d.set_defaults(func=cmd_ladder)
+
+    m = command("mcp", help="a Model Context Protocol server over stdio: agents play through tools",
+                description=(
+        "Serve the games to an MCP client over stdin/stdout (tools list_games, new_game, view, legal_actions,\n"
+        "play, result, replay_record); the other seats are played by bots on the server. Needs\n"
+        "pip install 'cardgym[llm]'."))
+    m.add_argument("--max-games", type=integer(1, 10_000), default=16, help="live games held at once")
+    m.add_argument("--expire", type=real(0, 7 * 86400, lo_open=True), default=1800.0,
+                   help="seconds after which an untouched game is dropped")
+    m.set_defaults(func=cmd_mcp, check=check_rules_cmd)
 
     n = command("new-game", help="write the package of a new game (docs/api.md, 'Adding a game')", description=(
         "Write an installable package for a new game: pyproject.toml with the cardgym.games entry point,\n"
@@ -305,6 +438,49 @@ def build_parser(argv=()) -> argparse.ArgumentParser:
                    help="where to write it (default ./cardgym-NAME; must be new or empty)")
     n.set_defaults(func=cmd_new_game)
     return ap
+
+
+def cmd_ladder(args, extra):
+    from .eval.ladder import ladder
+
+    game = _game(args.game)
+    recorder = None
+    try:
+        player = _players(args, game, [args.player], 2, {})[0]
+        if args.record and not isinstance(player, str):
+            from .game_records import RecordFolder
+
+            recorder = RecordFolder(args.record)
+        r = ladder(game, player, deals=args.deals, progress=not args.json and sys.stderr.isatty(),
+                   recorder=recorder)
+    except (ValueError, TypeError) as exc:
+        raise SystemExit(f"cardgym: {exc}") from None
+    except ImportError as exc:
+        raise SystemExit(f"cardgym ladder: {exc}") from None
+    if recorder is not None:
+        print(f"wrote {len(recorder.paths)} game records to {args.record}", file=sys.stderr)
+    if args.json:
+        print(json.dumps(r, indent=2))
+        return
+    lo, hi = r["ci95"]
+    print(f"{game.title} ladder v{r['version']} ({r['scale']}), {r['deals']} deals, {r['games']} games")
+    rows = []
+    for bot, m in r["matches"].items():
+        rows.append([bot, f"{r['anchors'][bot]:+.0f}", m["games"], f"{m['a_win_rate']:.1%}",
+                     f"{m['wins']}/{m['draws']}/{m['losses']}"])
+    print(_table(rows, ["bot", "anchor", "games", "score", "W/D/L"], right=(1, 2, 3, 4)))
+    print(f"rating of {r['player']}: {r['rating']:+.0f}  (95% interval [{lo:+.0f}, {hi:+.0f}])")
+    for line in _text_lines([player]):
+        print(line)
+
+
+def cmd_mcp(args, extra):
+    from .mcp_server import serve_stdio
+
+    try:
+        serve_stdio(max_games=args.max_games, expire=args.expire)
+    except ImportError as exc:
+        raise SystemExit(f"cardgym mcp: {exc}") from None
 
 
 def cmd_replay(args, extra):

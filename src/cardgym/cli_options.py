@@ -304,3 +304,90 @@ def check_players(parser, game, names, name: str, extra=(), python_players: bool
         also = ", a Python player FILE.py:NAME or module:NAME" if python_players else ""
         parser.error(f"argument {name}: {n!r} is neither a bot of {game.name} ({', '.join(allowed)}){also} "
                      f"nor a model file")
+
+
+def url(value: str) -> str:
+    """An ``http://`` or ``https://`` URL with a host (a server's API root)."""
+    import re
+
+    if not re.fullmatch(r"https?://[^\s/?#]+(/\S*)?", value.strip()):
+        raise argparse.ArgumentTypeError(f"must be an http:// or https:// URL such as http://127.0.0.1:8000/v1, "
+                                         f"got {value!r}")
+    return value.strip()
+
+
+def env_name(value: str) -> str:
+    """The name of an environment variable (letters, digits and _, not starting with a digit)."""
+    import re
+
+    if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", value):
+        raise argparse.ArgumentTypeError(f"must name an environment variable (letters, digits, _), got {value!r}")
+    return value
+
+
+#: the flags of the text players (``llm`` and ``text:...``) and their defaults
+LLM_DEFAULTS = {"llm_base_url": None, "llm_model": None, "llm_key_env": "OPENAI_API_KEY", "llm_temperature": 0.0,
+                "llm_max_tokens": 512, "llm_timeout": 60.0, "llm_retries": 2, "llm_fallback": "random",
+                "llm_moves": "list", "llm_template": None, "llm_seed": 0}
+
+
+def add_llm_options(parser):
+    """The flags of text players: the ``llm`` player's OpenAI-compatible server and every text player's
+    prompt and fallback (docs/llm_agents.md)."""
+    g = parser.add_argument_group("text players (llm: an OpenAI-compatible server; text:FILE.py:NAME: a Python "
+                                  "function prompt -> answer)")
+    g.add_argument("--llm-base-url", type=url, default=None, metavar="URL",
+                   help="the server's API root, e.g. http://127.0.0.1:8000/v1 (needed by the llm player)")
+    g.add_argument("--llm-model", type=text("a model name"), default=None, metavar="NAME",
+                   help="the model the server serves (needed by the llm player)")
+    g.add_argument("--llm-key-env", type=env_name, default="OPENAI_API_KEY", metavar="VAR",
+                   help="the environment variable holding the API key (unset: none is sent)")
+    g.add_argument("--llm-temperature", type=real(0, 2), default=0.0, help="sampling temperature")
+    g.add_argument("--llm-max-tokens", type=integer(1, 1_000_000), default=512, help="most tokens of an answer")
+    g.add_argument("--llm-timeout", type=real(0, 3600, lo_open=True), default=60.0,
+                   help="seconds a request may take before it is retried")
+    g.add_argument("--llm-retries", type=integer(0, 20), default=2,
+                   help="retries of a request after a timeout, a connection error or HTTP 408/409/429/5xx")
+    g.add_argument("--llm-fallback", choices=["forfeit", "random", "first"], default="random",
+                   help="what a decision falls back to after an unusable answer and its rethink")
+    g.add_argument("--llm-moves", choices=["list", "hide"], default="list",
+                   help="list the legal moves in the prompt, or leave them out")
+    g.add_argument("--llm-template", type=existing_path, default=None, metavar="FILE",
+                   help="a prompt template file (str.format fields; docs/llm_agents.md)")
+    g.add_argument("--llm-seed", type=seed, default=0, help="seed of the random fallback")
+
+
+def check_text_players(parser, args_ns, names, name: str) -> list:
+    """The names among ``names`` that are text players (``llm``, ``text:FILE.py:NAME``, ``text:module:NAME``),
+    each checked: ``llm`` needs ``--llm-base-url`` and ``--llm-model``; ``--llm-template`` must be a usable
+    template. ``parser.error`` naming the flag otherwise."""
+    import os
+
+    found = []
+    for n in names:
+        if n == "llm":
+            missing = [f for f, k in (("--llm-base-url", "llm_base_url"), ("--llm-model", "llm_model"))
+                       if getattr(args_ns, k) is None]
+            if missing:
+                parser.error(f"argument {name}: the player 'llm' needs {' and '.join(missing)}")
+            found.append(n)
+        elif n.startswith("text:"):
+            where, _, attr = n[5:].rpartition(":")
+            ok = os.path.isfile(where) if where.endswith(".py") else re.fullmatch(r"[A-Za-z_][\w.]*", where)
+            if not attr.isidentifier() or not ok:
+                parser.error(f"argument {name}: a text player is text:FILE.py:NAME (an existing file) or "
+                             f"text:module:NAME, got {n!r}")
+            found.append(n)
+    if args_ns.llm_template is not None:
+        from .agents.text import check_template
+
+        try:
+            with open(args_ns.llm_template, encoding="utf-8") as f:
+                check_template(f.read())
+        except (OSError, UnicodeDecodeError, ValueError) as exc:
+            parser.error(f"argument --llm-template: {exc}")
+    if not found:
+        given = [flag(k) for k, v in LLM_DEFAULTS.items() if getattr(args_ns, k) != v]
+        if given:
+            parser.error(f"argument {given[0]}: no text player (llm or text:...) among the players of {name}")
+    return found

@@ -8,9 +8,12 @@ A record is a text file of JSON objects, one a line (docs/web.md, "Game records"
    who played each seat (``{"seat", "kind", "name"}``, ``kind`` one of ``person``, ``bot``, ``agent``
    (the shipped agent), ``model`` (a model file; both with ``file`` and its ``sha256``), ``python``);
 2. one **action** line per decision: ``{"type": "action", "step", "seat", "action", "text"}`` (the seat
-   that acted, the action id, the action in words in its state);
+   that acted, the action id, the action in words in its state), and for a text player's decision its
+   ``"telemetry"`` (`cardgym.agents.text.TextPlayer.decide`: the prompt's hash, the raw answers, the
+   parsed move, the parse and illegal attempts, the fallback, latency and tokens);
 3. an **end** line: ``{"type": "end", "steps", "finished", "status", "result"}`` (the game's result;
-   ``finished`` false for a game left before its end).
+   ``finished`` false for a game left before its end), with ``"forfeit": {"seat", "step", "telemetry"}``
+   when a text player forfeited there.
 
 `GameRecorder` writes one from any AEC env (``cardgym play --record``, ``cardgym eval --record``);
 `read_record` reads and checks a file and `replay` re-plays it step by step, refusing (`RecordError`,
@@ -124,6 +127,8 @@ class GameRecorder:
         ]
         self.header = None
         self.actions: list = []
+        #: extra keys of the end line (e.g. ``forfeit``)
+        self.end_extra: dict = {}
 
     def reset(self, seed: int | None = None, deck=None):
         """``env.reset`` with ``seed`` (drawn from the OS when None, so the record can replay it) or a
@@ -143,9 +148,11 @@ class GameRecorder:
             "seed": seed, "deck": None if deck is None else [int(x) for x in deck], "players": self.players,
         }
         self.actions = []
+        self.end_extra = {}
 
-    def step(self, action):
-        """``env.step(action)``; a decision (not the ``None`` step of a finished agent) is recorded."""
+    def step(self, action, telemetry: dict | None = None):
+        """``env.step(action)``; a decision (not the ``None`` step of a finished agent) is recorded, with
+        ``telemetry`` (JSON-able: a text player's) when given."""
         raw = self.raw
         if self.header is None:
             raise RuntimeError("GameRecorder.step before GameRecorder.reset")
@@ -162,7 +169,10 @@ class GameRecorder:
         if a not in legal:
             raise ValueError(f"illegal action {a} for {agent} (not recorded); legal actions: {legal}")
         self.env.step(action)
-        self.actions.append({"type": "action", "step": len(self.actions), "seat": seat, "action": a, "text": text})
+        line = {"type": "action", "step": len(self.actions), "seat": seat, "action": a, "text": text}
+        if telemetry is not None:
+            line["telemetry"] = _plain(telemetry)
+        self.actions.append(line)
 
     def lines(self) -> list:
         """The record as a list of JSON objects (header, actions, end)."""
@@ -173,6 +183,7 @@ class GameRecorder:
         end = {"type": "end", "steps": len(self.actions), "finished": status != 0,
                "status": {0: "running", 1: "terminated", 2: "truncated"}[status],
                "result": _plain(raw.result())}
+        end.update(_plain(self.end_extra))
         return [self.header] + self.actions + [end]
 
     def text(self) -> str:
@@ -241,6 +252,34 @@ def record_pairings(game, bots: list, out_dir, games: int, num_players: int = 2,
             rec = play_recorded(game, seats, seed + j, rules, cache)
             paths.append(rec.save(out_dir / f"{_safe(a)}-vs-{_safe(b)}-{j}.jsonl"))
     return paths
+
+
+class RecordFolder:
+    """Records every game `cardgym.eval.match` plays into a folder (the ``recorder`` of
+    `cardgym.eval.batch.play`, used for games with text players): ``DIR/<players>-<k>.jsonl``, ``k``
+    counting the games of each line-up. ``paths`` lists the files written."""
+
+    def __init__(self, out_dir):
+        self.out_dir = Path(out_dir)
+        self.out_dir.mkdir(parents=True, exist_ok=True)
+        self.paths: list = []
+        self._count: dict = {}
+
+    def __call__(self, env, row, k):
+        names = [p if isinstance(p, str) else str(getattr(p, "name", None) or type(p).__name__) for p in row]
+        entries = [p.record_entry() if callable(getattr(p, "record_entry", None)) else
+                   (p if isinstance(p, str) else {"kind": "python", "name": n}) for p, n in zip(row, names)]
+        stem = "-".join(_safe(x) for x in names)
+        j = self._count.get(stem, 0)
+        self._count[stem] = j + 1
+        rec = GameRecorder(env, entries)
+        folder = self
+
+        def done():
+            folder.paths.append(rec.save(folder.out_dir / f"{stem}-{j}.jsonl"))
+
+        rec.done = done
+        return rec
 
 
 # ----------------------------------------------------------------------------------------------- reading
@@ -408,6 +447,27 @@ def replay_states(rec: GameRecord) -> list:
 
 
 # ------------------------------------------------------------------------------------------ the command
+def telemetry_text(tel: dict, width: int = 300) -> str:
+    """A text player's telemetry of one decision as indented lines: each answer (cut at ``width``
+    characters, on one line), then the counts."""
+    out = []
+    answers = tel.get("answers") if isinstance(tel.get("answers"), list) else []
+    for i, ans in enumerate(answers):
+        one = " ".join(str(ans).split())
+        one = one[:width] + ("..." if len(one) > width else "")
+        out.append(f"       answer{' ' + str(i + 1) if len(answers) > 1 else ''}: {one!r}")
+    facts = []
+    for key, label in (("parse_errors", "unparsed"), ("illegal", "illegal"), ("fallback", "fallback"),
+                       ("error", "error"), ("latency_ms", "ms"), ("tokens_in", "tokens in"),
+                       ("tokens_out", "tokens out")):
+        v = tel.get(key)
+        if v not in (None, 0, ""):
+            facts.append(f"{label} {v}")
+    if facts:
+        out.append("       (" + ", ".join(facts) + ")")
+    return "\n".join(out) if out else "       (no answer)"
+
+
 def cmd_replay(args, extra):
     import sys
 
@@ -434,10 +494,17 @@ def cmd_replay(args, extra):
             if k < len(rec.actions):
                 a = rec.actions[k]
                 print(f"{k:>4} player_{a['seat']}: {a.get('text') or env.action_to_str(a['action'])}")
+                if isinstance(a.get("telemetry"), dict):
+                    print(telemetry_text(a["telemetry"]))
     except RecordError as exc:
         raise SystemExit(f"cardgym replay: refused: {exc}") from None
     except ImportError as exc:
         raise SystemExit(f"cardgym replay: {exc}") from None
+    if isinstance(rec.end.get("forfeit"), dict):
+        f = rec.end["forfeit"]
+        print(f"player_{f.get('seat')} forfeited at step {f.get('step')}")
+        if isinstance(f.get("telemetry"), dict):
+            print(telemetry_text(f["telemetry"]))
     print(f"result: {rec.end['result']}")
     if args.gif:
         ms = int(1000 / args.fps)
@@ -445,5 +512,6 @@ def cmd_replay(args, extra):
         print(f"wrote {args.gif} ({len(frames)} frames)", file=sys.stderr)
 
 
-__all__ = ["FORMAT", "VERSION", "GameRecord", "GameRecorder", "RecordError", "parse_record", "play_recorded",
-           "player_entry", "read_record", "record_pairings", "replay", "replay_states", "sha256_of"]
+__all__ = ["FORMAT", "VERSION", "GameRecord", "GameRecorder", "RecordError", "RecordFolder", "parse_record",
+           "play_recorded", "player_entry", "read_record", "record_pairings", "replay", "replay_states", "sha256_of",
+           "telemetry_text"]

@@ -27,7 +27,8 @@ def resolve_opponent(game: GameSpec, opponent, rules=None, observation: str | No
     acting seat's own observation and int8 mask) and return an action id. A path (``str`` or
     ``os.PathLike``) that is not a bot name loads a model saved by ``cardgym train`` /
     ``cardgym.agents.save_policy``; with ``rules``/``observation`` given, a model trained with other
-    ones is refused (``ValueError``).
+    ones is refused (``ValueError``). An object with ``act_records(records, masks)`` (a text player,
+    `cardgym.agents.text.TextPlayer`) is given the state records of the seats to act.
     """
     import os
 
@@ -35,10 +36,11 @@ def resolve_opponent(game: GameSpec, opponent, rules=None, observation: str | No
         return game.bot(opponent), None
     if isinstance(opponent, (str, os.PathLike)):
         return None, load_model_opponent(game, opponent, rules, observation)
-    if callable(opponent):
-        return None, opponent
+    if callable(opponent) or callable(getattr(opponent, "act_records", None)):
+        return None, opponent  # act_records(records, masks): a player that reads the records (a text player)
     raise ValueError(
-        f"opponent must be a bot name {sorted(game.bots)}, a model path or a callable (obs, mask) -> action, "
+        f"opponent must be a bot name {sorted(game.bots)}, a model path, a callable (obs, mask) -> action or a "
+        "player with act_records(records, masks), "
         f"got {opponent!r}"
     )
 

@@ -51,18 +51,20 @@ def baseline_bots(game) -> list:
 
 
 def match(game, a, b, num_players: int = 2, games: int = 2000, seed: int = 0, progress: bool = False,
-          **options) -> dict:
+          recorder=None, **options) -> dict:
     """Duplicate match of ``a`` against ``b`` (``games`` games in all, a multiple of the rotations).
 
     Returns ``{"a", "b", "games", "wins", "losses", "draws", "a_win_rate", "ci95", "a_mean_reward",
-    "mean_turns", "seconds", "games_per_second"}``.
+    "mean_turns", "seconds", "games_per_second"}``, and with text players (`cardgym.agents.text`)
+    ``"text"``: each text player's counts over this match (`TextPlayer.stats`) and ``"forfeits"``, the
+    games a text player forfeited (lost by its seat). ``recorder``: see `cardgym.eval.batch.play`.
     """
     game = _game(game)
     rules = game.make_rules(num_players=num_players, **options)
     if isinstance(games, bool) or not isinstance(games, int) or games < 1:
         raise ValueError(f"games must be a positive integer, got {games!r}")
     if game.utility == "house":
-        return _house_match(game, rules, a, b, games, seed, progress)
+        return _house_match(game, rules, a, b, games, seed, progress, recorder)
     if rules.num_players < 2:
         raise ValueError(f"a match of {game.name} ({game.utility.replace('_', '-')}) needs at least 2 players, got "
                          f"num_players={rules.num_players}")
@@ -80,7 +82,8 @@ def match(game, a, b, num_players: int = 2, games: int = 2000, seed: int = 0, pr
     label = f"{a} vs {b}"
     bar = _Progress(len(seeds), label, progress)
     t0 = time.perf_counter()
-    rewards, status, turns = play(game, rules, seeds, seat_players, progress=bar)
+    before = _text_counts(pa, pb)
+    rewards, status, turns = play(game, rules, seeds, seat_players, progress=bar, recorder=recorder)
     bar.close()
     dt = time.perf_counter() - t0
     won = rewards > 0
@@ -94,16 +97,34 @@ def match(game, a, b, num_players: int = 2, games: int = 2000, seed: int = 0, pr
     lo, hi = wilson(points, n)
     a_mean = float(np.mean(np.sum(np.where(layouts == 0, rewards, 0.0), axis=1) / np.maximum(1, (layouts == 0).sum(1))))
     b_mean = float(np.mean(np.sum(np.where(layouts == 1, rewards, 0.0), axis=1) / np.maximum(1, (layouts == 1).sum(1))))
-    return {
+    return _with_text(before, status, {
         "a": str(a), "b": str(b), "games": n, "wins": wins, "losses": losses, "draws": draws,
         "a_win_rate": round(points / n, 4), "ci95": [round(lo, 4), round(hi, 4)],
         "a_mean_reward": round(a_mean, 4), "b_mean_reward": round(b_mean, 4),
         "truncated": int(np.sum(status == 2)), "mean_turns": round(float(turns.mean()), 2),
         "seconds": round(dt, 3), "games_per_second": round(n / dt, 1) if dt > 0 else None,
-    }
+    })
 
 
-def _house_match(game, rules, a, b, games: int, seed: int, progress: bool) -> dict:
+def _text_counts(*players) -> dict:
+    """The counts of the text players among ``players`` now (to report a match's own counts)."""
+    from ..agents.text import is_text_player
+
+    return {id(p): (p, dict(p.counts)) for p in players if is_text_player(p)}
+
+
+def _with_text(before: dict, status, result: dict) -> dict:
+    """``result`` with the text players' counts since ``before`` and the forfeited games."""
+    if not before:
+        return result
+    from .text_games import FORFEIT, player_label
+
+    result["forfeits"] = int(np.sum(status == FORFEIT))
+    result["text"] = {player_label(p): p.stats(since=counts) for p, counts in before.values()}
+    return result
+
+
+def _house_match(game, rules, a, b, games: int, seed: int, progress: bool, recorder=None) -> dict:
     """`match` of a game against the house: each deal played by ``a`` on every seat, then by ``b``."""
     n = rules.num_players
     deals = max(1, -(-games // 2))
@@ -112,7 +133,8 @@ def _house_match(game, rules, a, b, games: int, seed: int, progress: bool) -> di
     seat_players = [[pa] * n if k % 2 == 0 else [pb] * n for k in range(2 * deals)]
     bar = _Progress(len(seeds), f"{a} vs {b}", progress)
     t0 = time.perf_counter()
-    rewards, status, turns = play(game, rules, seeds, seat_players, progress=bar)
+    before = _text_counts(pa, pb)
+    rewards, status, turns = play(game, rules, seeds, seat_players, progress=bar, recorder=recorder)
     bar.close()
     dt = time.perf_counter() - t0
     a_total, b_total = rewards[0::2].sum(axis=1), rewards[1::2].sum(axis=1)
@@ -120,17 +142,17 @@ def _house_match(game, rules, a, b, games: int, seed: int, progress: bool) -> di
     draws = deals - wins - losses
     points = wins + 0.5 * draws
     lo, hi = wilson(points, deals)
-    return {
+    return _with_text(before, status, {
         "a": str(a), "b": str(b), "games": deals, "wins": wins, "losses": losses, "draws": draws,
         "a_win_rate": round(points / deals, 4), "ci95": [round(lo, 4), round(hi, 4)],
         "a_mean_reward": round(float(a_total.mean()) / n, 4), "b_mean_reward": round(float(b_total.mean()) / n, 4),
         "truncated": int(np.sum(status == 2)), "mean_turns": round(float(turns.mean()), 2),
         "seconds": round(dt, 3), "games_per_second": round(2 * deals / dt, 1) if dt > 0 else None,
-    }
+    })
 
 
 def tournament(game, players: list, num_players: int = 2, games: int = 2000, seed: int = 0,
-               progress: bool = False, **options) -> dict:
+               progress: bool = False, recorder=None, **options) -> dict:
     """Round robin of every pair of ``players`` (duplicate matches) and their ratings.
 
     Returns ``{"game", "num_players", "pairs": [match results...], "ratings": {player: elo},
@@ -147,7 +169,8 @@ def tournament(game, players: list, num_players: int = 2, games: int = 2000, see
     pairs = []
     scores = {}
     for a, b in itertools.combinations(players, 2):
-        r = match(game, a, b, num_players=num_players, games=games, seed=seed, progress=progress, **options)
+        r = match(game, a, b, num_players=num_players, games=games, seed=seed, progress=progress,
+                  recorder=recorder, **options)
         pairs.append(r)
         scores[(str(a), str(b))] = (r["wins"] + 0.5 * r["draws"], r["games"])
     # a Bradley-Terry fit needs head-to-head results; "one seat against the field" scores are not (the

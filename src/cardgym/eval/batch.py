@@ -30,7 +30,7 @@ def _resolve(game: GameSpec, player, rules=None):
         return load_python_player(game, player, rules)
     if isinstance(player, str):
         return load_model_opponent(game, player, rules, "vector")
-    if hasattr(player, "act") or callable(player):
+    if hasattr(player, "act") or hasattr(player, "act_records") or callable(player):
         return player
     raise ValueError(f"player must be a bot name {sorted(game.bots)}, a saved model path or a policy, got {player!r}")
 
@@ -69,17 +69,25 @@ def load_python_player(game: GameSpec, spec: str, rules=None):
 
 
 def play(game, rules, seeds: np.ndarray, seat_players: list, chunk: int = 2048, progress=None,
-         records: bool = False):
+         records: bool = False, recorder=None):
     """Play one game per seed; ``seat_players[g][seat]`` is a bot name or a policy.
 
     Games whose seats are all bots run whole inside one compiled call (``play_games``); games with
     policies run through [`cardgym.agents.runner.BatchRunner`][cardgym.agents.runner.BatchRunner] (bots compiled, each policy acting
     on a batch). Returns (rewards ``(games, num_players)``, status ``(games,)``, turns ``(games,)``), and
     with ``records=True`` also the final state records ``(games,)`` (for ``game.result``).
+
+    Games in which a text player sits (`cardgym.agents.text.TextPlayer`) are played one at a time
+    through the AEC env (`cardgym.eval.text_games`), the text players given the public moves since their
+    last turn; ``recorder(env, row, k)`` may then return a game recorder of game ``k`` (its telemetry
+    included). A forfeited game has status 3.
     """
     from ..agents.runner import BatchRunner
+    from .text_games import play_games, text_players
 
     game = _game(game)
+    if text_players(seat_players):
+        return play_games(game, rules, seeds, seat_players, recorder=recorder, progress=progress, records=records)
     # bind the compiled dispatch to the bots that play (compiling a bot nobody uses, e.g. `search`, costs
     # seconds on first use)
     used = {game.bot_index(p) for row in seat_players for p in row if isinstance(p, str)}

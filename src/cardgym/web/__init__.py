@@ -54,7 +54,14 @@ def build_tables(args):
         raise SystemExit(f"cardgym serve: --expire must be a positive number of seconds, got {args.expire}")
     if not 0 <= args.pace <= 10:
         raise SystemExit(f"cardgym serve: --pace must be 0..10 seconds, got {args.pace}")
-    tables = Tables(parse_models(args.model), max_games=args.max_games, expire=args.expire, pace=args.pace)
+    models = parse_models(args.model)
+    texts = {}
+    if getattr(args, "text_player", None) is not None:
+        if "llm" in models:
+            raise SystemExit("cardgym serve: a model is named 'llm', the name of the language-model seat; name it "
+                             "otherwise: --model NAME=PATH")
+        texts["llm"] = args.text_player
+    tables = Tables(models, max_games=args.max_games, expire=args.expire, pace=args.pace, text_players=texts)
     for f in args.record or []:
         p = Path(f)
         if not p.is_file():

@@ -68,7 +68,7 @@ def _obj(body, *keys):
 def create_app(tables: Tables | None = None) -> Starlette:
     """The application over ``tables`` (a fresh `Tables` if None)."""
     tables = tables if tables is not None else Tables()
-    catalogue = game_catalogue(tables.models)
+    catalogue = game_catalogue(tables.models, tables.text_players)
 
     def handle(fn):
         async def endpoint(request: Request):

@@ -49,9 +49,10 @@ def _theirs(text: str) -> str:
     return re.sub(r"\byour\b", "their", re.sub(r"\byou\b", "they", text))
 
 
-def game_catalogue(models: dict) -> list:
+def game_catalogue(models: dict, text_players=()) -> list:
     """What the front page offers: every game with its player counts, bots, rule options (the CLI's
-    names and defaults), shipped agents and the model files given on the command line."""
+    names and defaults), shipped agents, the model files given on the command line and the text players
+    (``cardgym serve --llm-base-url ... --llm-model ...``: ``llm``, offered for every game, among the models)."""
     from ..agents.pretrained import shipped
 
     agents = shipped()
@@ -68,7 +69,7 @@ def game_catalogue(models: dict) -> list:
         out.append({
             "name": name, "title": game.title, "min_players": game.min_players, "max_players": game.max_players,
             "bots": list(game.bots), "agents": sorted(n for (g, n) in agents if g == name),
-            "models": sorted(k for k, (g, _) in models.items() if g == name),
+            "models": sorted(k for k, (g, _) in models.items() if g == name) + sorted(text_players),
             "options": options, "palette": palette_dict(game.palette),
         })
     return out
@@ -76,7 +77,7 @@ def game_catalogue(models: dict) -> list:
 
 @dataclass
 class Seat:
-    kind: str  # person | bot | agent | model
+    kind: str  # person | bot | agent | model | text
     name: str
     policy: object = None
     token: str | None = None
@@ -157,11 +158,11 @@ class LiveTable:
             return None
         return self.env.possible_agents.index(self.env.agent_selection)
 
-    def _do(self, seat: int, action: int, policy_info=None):
+    def _do(self, seat: int, action: int, policy_info=None, telemetry=None):
         env = self.env
         text = env.game.describe_action(env.record, env.rules, action) if env.game.describe_action else (
             env.game.action_to_str(action))
-        self.recorder.step(action)
+        self.recorder.step(action, telemetry=telemetry)
         entry = {"n": len(self.log), "seat": seat, "action": int(action), "text": _theirs(text),
                  "who": self.seats[seat].name}
         if policy_info is not None:
@@ -181,14 +182,28 @@ class LiveTable:
                 return
             s = self.seats[seat]
             env = self.env
-            info = None
+            info = tel = None
             if s.kind == "bot":
                 a = env.bot_action(s.name)
+            elif s.kind == "text":
+                a, tel = self.text_move(seat, s.policy)
+                info = {"telemetry": tel}
             else:
                 a, info = policy_move(env, s.policy)
-            self._do(seat, a, info)
+            self._do(seat, a, info, tel)
             if self.pace > 0:
                 return
+
+    def text_move(self, seat: int, player) -> tuple:
+        """A text player's move and telemetry: its seat's view and the public moves since its last move.
+        A forfeit cannot end a live table: it is played as the first legal move (and counted)."""
+        last = max((e["n"] for e in self.log if e["seat"] == seat), default=-1)
+        moves = [f"player_{e['seat']}: {e['text']}" for e in self.log[last + 1:]]
+        a, tel = player.decide(self.env.view(seat), moves)
+        if a is None:
+            a = self.env.legal_actions()[0]
+            tel = dict(tel, move=a, forfeit_played_as="first")
+        return a, tel
 
     def act(self, token, action, step, page="") -> None:
         """A person's move, checked whole before it is made."""
@@ -295,18 +310,29 @@ class OpenRecord:
             "id": self.id, "kind": "replay", "game": self.game.name, "title": self.game.title, "step": k,
             "steps": n, "viewer": viewer, "seats": self.record.header["players"],
             "view": view(self.game, rec, self.rules, viewer),
-            "log": [{"n": i, "seat": a["seat"], "action": a["action"], "text": _theirs(a.get("text", ""))}
-                    for i, a in enumerate(self.record.actions)],
+            "log": [_replay_entry(i, a) for i, a in enumerate(self.record.actions)],
             "result": self.record.end["result"], "finished": self.record.end["finished"],
         }
+
+
+def _replay_entry(i: int, a: dict) -> dict:
+    """A record's action line as the replay's log shows it; a text player's telemetry (its answers,
+    parse and illegal attempts, latency, tokens) goes along as ``telemetry`` (a record is a finished
+    game: nothing in it is hidden any more)."""
+    entry = {"n": i, "seat": a["seat"], "action": a["action"], "text": _theirs(a.get("text", ""))}
+    if isinstance(a.get("telemetry"), dict):
+        entry["telemetry"] = a["telemetry"]
+    return entry
 
 
 class Tables:
     """Every live table and opened record of one server, bounded and expiring."""
 
     def __init__(self, models: dict | None = None, max_games: int = 32, expire: float = 1800.0,
-                 pace: float = 0.7, clock=time.monotonic):
+                 pace: float = 0.7, clock=time.monotonic, text_players: dict | None = None):
         self.models = dict(models or {})  # name -> (game, path)
+        #: name -> ``make(game, rules)`` of a `cardgym.agents.text.TextPlayer` (a seat of any game)
+        self.text_players = dict(text_players or {})
         self.max_games, self.expire, self.pace = int(max_games), float(expire), float(pace)
         self.clock = clock
         self.live: dict = {}
@@ -396,6 +422,11 @@ class Tables:
                 players.append(Seat(PERSON, PERSON, token=secrets.token_urlsafe(16)))
             elif who in game.bots:
                 players.append(Seat("bot", who))
+            elif who in self.text_players:
+                try:
+                    players.append(Seat("text", who, policy=self.text_players[who](game, env.rules)))
+                except (ValueError, TypeError, ImportError) as exc:
+                    raise Refused(400, f"seat {i}: {exc}") from None
             elif who == AGENT or (who in self.models and self.models[who][0] == name):
                 try:
                     pol = self._policy(game, who, env.rules)
@@ -413,6 +444,8 @@ class Tables:
             for s in players:
                 if s.kind in ("model",):
                     entries.append(player_file_entry(game, self.models[s.name][1], n))
+                elif s.kind == "text":
+                    entries.append(s.policy.record_entry())
                 else:
                     entries.append(s.name)
             rec = GameRecorder(env, entries)
