@@ -83,8 +83,14 @@ def browser():
               f"--window-size={LAPTOP[0]},{LAPTOP[1]}", "--hide-scrollbars"):
         opts.add_argument(a)
     drv = webdriver.Chrome(service=Service(CHROMEDRIVER), options=opts)
+    reduced_motion(drv, True)  # still screenshots (the motion itself is checked once, below)
     yield drv
     drv.quit()
+
+
+def reduced_motion(drv, on):
+    drv.execute_cdp_cmd("Emulation.setEmulatedMedia", {
+        "features": [{"name": "prefers-reduced-motion", "value": "reduce" if on else "no-preference"}]})
 
 
 def resize(drv, size):
@@ -358,7 +364,15 @@ def test_a_skipbo_turn_that_plays_a_wild(server, browser, tmp_path):
     t = tables.live[gid]
     assert int(t.env.record["bcounts"][2]) == 1 and "SKIP-BO" in t.log[0]["text"]
     assert browser.find_element(By.CSS_SELECTOR, "#table-area .pile[data-pile='table.B2'] .caption").text == "B2 · next 2 +1"
-    assert "moved" in element_for(browser, "table.B2").get_attribute("class").split()
+    b2 = element_for(browser, "table.B2")
+    assert {"moved", "fresh"} <= set(b2.get_attribute("class").split())
+    # the card that arrived slides in, unless the system asks for reduced motion
+    assert browser.execute_script("return getComputedStyle(arguments[0]).animationName", b2) == "none"
+    reduced_motion(browser, False)
+    try:
+        assert browser.execute_script("return getComputedStyle(arguments[0]).animationName", b2) == "arrive"
+    finally:
+        reduced_motion(browser, True)
     assert browser.find_element(By.ID, "last-move").text.startswith("Last move: player_0 (you) played a SKIP-BO")
     hidden_values_absent(browser, tables, gid, 0)
     # end the turn by discarding: a hand card, then a discard pile
