@@ -98,7 +98,8 @@ def resize(drv, size):
     of a mobile browser: the page's viewport meta tag applies)."""
     drv.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
         "width": size[0], "height": size[1], "deviceScaleFactor": 1, "mobile": size[0] < 800})
-    assert drv.execute_script("return [window.innerWidth, window.innerHeight]") == list(size)
+    if drv.current_url.startswith("http"):  # (a blank page has no viewport tag: a phone lays it out 980 px wide)
+        assert drv.execute_script("return [window.innerWidth, window.innerHeight]") == list(size)
 
 
 def wait(drv, js, timeout=15):
@@ -121,6 +122,8 @@ def start(drv, base, game, seats, rules=None, seed=None, pace=0):
         game, len(seats), seats, rules or {}, seed, pace)
     drv.find_element(By.ID, "f-start").click()
     wait(drv, "location.hash.startsWith('#/game/') && S.state && S.state.id === location.hash.split('/')[2]")
+    w = drv.execute_cdp_cmd("Page.getLayoutMetrics", {})["cssVisualViewport"]["clientWidth"]
+    assert w == drv.execute_script("return window.innerWidth"), w
     return drv.execute_script("return S.id")
 
 
@@ -464,6 +467,47 @@ def test_a_fan_of_any_size_can_be_clicked(server, browser):
         reached, height = hit
         assert all(reached), (n, reached)
         assert height < 5 * 62, (n, height)
+
+
+def _contrast(a, b):
+    def lum(h):
+        c = [int(h[i:i + 2], 16) / 255 for i in (1, 3, 5)]
+        c = [v / 12.92 if v <= 0.03928 else ((v + 0.055) / 1.055) ** 2.4 for v in c]
+        return 0.2126 * c[0] + 0.7152 * c[1] + 0.0722 * c[2]
+
+    x, y = sorted((lum(a), lum(b)))
+    return (y + 0.05) / (x + 0.05)
+
+
+def test_card_text_reads_on_every_colour_of_every_game(server, browser):
+    """Every colour band of every game's palette is drawn with text of at least 4.5:1 (the palettes'
+    SKIP-BO card is 2.66:1 and Skyjo's green 3.29:1 as drawn in the pictures)."""
+    base, tables = server
+    browser.get(base + "/#/")
+    wait(browser, "CAT !== null")
+    drawn = browser.execute_script(
+        "return CAT.games.map(g => Object.entries(g.palette.bands).map(([k, b]) => [g.name, k, readable(b)])).flat()")
+    assert len(drawn) >= 3 * 9
+    for game, band, (bg, ink) in drawn:
+        assert _contrast(bg, ink) >= 4.5, (game, band, bg, ink, _contrast(bg, ink))
+    assert _contrast("#f08214", "#ffffff") < 3  # the palette's own SKIP-BO card, for the record
+
+
+def test_four_players_on_a_phone(server, browser, tmp_path):
+    base, tables = server
+    resize(browser, PHONE)
+    start(browser, base, "skipbo", ["person", "expert", "expert", "expert"], {"stock_size": "5"}, seed=1)
+    assert my_turn(browser) == "turn"
+    no_overflow(browser)
+    assert len(browser.find_elements(By.CSS_SELECTOR, "#table-area .region.opp")) == 3
+    # the other seats are drawn small, yours full size
+    small, big = browser.execute_script(
+        "return [document.querySelector('.region.opp .card').offsetWidth, document.querySelector('.region.you .card').offsetWidth]")
+    assert small < big
+    check_screenshot(browser, "phone-skipbo-4", tmp_path)
+    click_move(browser, lambda legal: next(a for a in legal if a["refs"] and ".D" in a["refs"][-1]))
+    assert my_turn(browser) == "turn"
+    no_overflow(browser)
 
 
 def test_no_serious_accessibility_violations(server, browser):

@@ -222,7 +222,7 @@ function readable(band) {
     out = [FACE, ink];
   } else {
     let fill = band.fill;
-    for (let f = 0.95; contrast(band.ink, fill) < 4.5 && f >= 0.8; f -= 0.05) fill = darker(band.fill, f);
+    for (let f = 0.95; contrast(band.ink, fill) < 4.5 && f > 0.79; f -= 0.05) fill = darker(band.fill, f);
     if (contrast(band.ink, fill) >= 4.5) out = [fill, band.ink];
     else {
       const ink = contrast("#111111", band.fill) >= contrast("#ffffff", band.fill) ? "#111111" : "#ffffff";
@@ -296,6 +296,8 @@ function pileEl(p, pal, reg, title) {
     if (i === shown.length - 1) ce.classList.add("top");
     cards.appendChild(ce);
   });
+  // the empty places at the end of a row (a Skip-Bo hand's unused slots): left out of a small seat
+  for (let i = shown.length - 1; i >= 0 && shown[i].kind === "empty" && p.layout === "row"; i--) cards.children[i].classList.add("trail");
   if (p.layout === "fan" && shown.length > 4) cards.style.setProperty("--step", `calc(3 * (var(--ch) - 8px) / ${shown.length - 1})`);
   if (p.layout === "stack" && p.count > 1) {
     box.classList.add("deep");
@@ -308,7 +310,10 @@ function pileEl(p, pal, reg, title) {
   // the caption: the label and the note (a build pile's "next N"; a stack's note that is only its count
   // is the badge already)
   const note = p.layout === "stack" && p.note === String(p.count) ? "" : p.note;
-  const cap = el("div", "caption", [p.label, note].filter(Boolean).join(" · "));
+  const cap = el("div", "caption");
+  if (p.label) cap.appendChild(el("span", "lbl", p.label));
+  if (p.label && note) cap.appendChild(el("span", "sep", " · "));
+  if (note) cap.appendChild(el("span", "note", note));
   const delta = S.moved && S.moved.delta[p.id];
   if (delta) {
     const dl = el("span", `delta ${delta > 0 ? "plus" : "minus"}`, delta > 0 ? ` +${delta}` : ` −${-delta}`);
@@ -475,7 +480,6 @@ function drawResult(st) {
 function drawLog(st, upto) {
   const log = $("#log");
   log.innerHTML = "";
-  const names = (st.seats || []).map((s) => s.name);
   const width = String(st.log.length).length;
   st.log.forEach((e, i) => {
     const li = el("li", e.seat === st.view.viewer ? "mine" : "");
@@ -484,8 +488,7 @@ function drawLog(st, upto) {
     const num = el("span", "n", `${i + 1}.`);
     num.style.minWidth = `${width + 1}ch`;
     li.appendChild(num);
-    const who = `player_${e.seat}` + (names[e.seat] ? ` (${names[e.seat]})` : "");
-    li.appendChild(el("span", "t", `${who}: ${e.text}`));
+    li.appendChild(el("span", "t", `${seatName(st, e.seat)}: ${e.text}`));
     if (e.policy) {
       const pol = el("div", "policy");
       pol.appendChild(el("div", null, `value ${e.policy.value >= 0 ? "+" : ""}${e.policy.value.toFixed(3)}`));
