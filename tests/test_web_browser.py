@@ -401,6 +401,8 @@ def test_cards_play_with_the_keyboard(server, browser):
         pytest.fail("Tab never reached a card that can move")
     assert body.get_attribute("role") == "button" and body.get_attribute("aria-label").endswith("(can move)")
     assert browser.execute_script("return getComputedStyle(document.activeElement).outlineStyle") == "solid"
+    browser.execute_script("return refresh()")  # the page asks again (every few seconds): the focus stays
+    assert browser.switch_to.active_element == body
     body.send_keys(Keys.ENTER)
     target = browser.switch_to.active_element
     assert "target" in target.get_attribute("class").split(), target.get_attribute("class")
@@ -447,7 +449,7 @@ def test_the_preparing_state_and_the_servers_pace(server, browser):
     assert tables.live[browser.execute_script("return S.id")].pace == 0
 
 
-def test_a_fan_of_any_size_can_be_clicked(server, browser):
+def test_a_fan_of_any_size_can_be_clicked_and_a_long_log_keeps_its_numbers(server, browser):
     """Every card of a fanned pile shows a strip a click reaches, however many cards it holds."""
     base, tables = server
     resize(browser, PHONE)
@@ -467,6 +469,16 @@ def test_a_fan_of_any_size_can_be_clicked(server, browser):
         reached, height = hit
         assert all(reached), (n, reached)
         assert height < 5 * 62, (n, height)
+    # a long log keeps every digit of its move numbers (a list marker lost the first one from 100 up)
+    nums = browser.execute_script(
+        "const st = Object.assign({}, S.state, {log: [...Array(123).keys()].map(i => ({n: i, seat: i % 2, action: 0,"
+        "  text: 'play the 5 from their hand stack 1 on build pile 3'}))});"
+        "drawLog(st); const box = document.querySelector('#log-box').getBoundingClientRect();"
+        "const out = [...document.querySelectorAll('#log li .n')].map(e => { const r = e.getBoundingClientRect();"
+        "  return [e.textContent, r.left >= box.left - 0.5 && e.scrollWidth <= e.clientWidth + 0.5]; });"
+        "drawLog(S.state); return out;")
+    assert [t for t, _ in nums] == [f"{i}." for i in range(1, 124)]
+    assert all(ok for _, ok in nums), [t for t, ok in nums if not ok][:5]
 
 
 def _contrast(a, b):
@@ -510,7 +522,7 @@ def test_four_players_on_a_phone(server, browser, tmp_path):
     no_overflow(browser)
 
 
-def test_no_serious_accessibility_violations(server, browser):
+def test_no_serious_accessibility_violations(server, browser, tmp_path):
     source = axe_source()
     base, tables = server
     for size in (LAPTOP, PHONE):
@@ -528,6 +540,17 @@ def test_no_serious_accessibility_violations(server, browser):
                 element_for(browser, a["refs"][0]).click()
             found = axe_violations(browser, source)
             assert found == [], (game, size, json.dumps(found, indent=1))
+    # a replay on a phone
+    resize(browser, PHONE)
+    path = play_recorded("skipbo_junior", ["expert", "greedy"], seed=4).save(tmp_path / "r.jsonl")
+    browser.get(base + "/#/")
+    wait(browser, "CAT !== null && document.querySelector('#upload') !== null")
+    browser.find_element(By.ID, "upload").send_keys(str(path))
+    wait(browser, "S.kind === 'replay' && S.state && S.state.kind === 'replay'")
+    browser.find_element(By.ID, "r-next").click()
+    wait(browser, "S.state.step === 1")
+    found = axe_violations(browser, source)
+    assert found == [], json.dumps(found, indent=1)
     # the game-over screen
     resize(browser, PHONE)
     gid = start(browser, base, "skipbo_junior", ["expert", "greedy"], {"stock_size": "2"}, seed=1)

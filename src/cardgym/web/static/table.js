@@ -363,7 +363,12 @@ function told(text) {
 }
 
 function moveLine(st, from, to) {
-  // the moves from..to-1 of the log, grouped by seat: "player_1 (expert) drew ...; then replaced ..."
+  // the moves from..to-1 of the log, grouped by seat: "player_1 (expert) drew ...; then replaced ..."; a
+  // person's own moves are left out when others moved after them (they know what they did)
+  const me = S.kind === "live" && S.token ? st.view.viewer : null;
+  let mine = -1;
+  for (let i = from; i < to; i++) if (st.log[i].seat === me) mine = i;
+  if (mine >= 0 && mine < to - 1) from = mine + 1;
   const log = st.log.slice(Math.max(from, to - 6), to);
   if (!log.length) return "";
   const parts = [];
@@ -430,7 +435,8 @@ function drawResult(st) {
   else if (me !== null && w.length) head = `You lost: ${head}`;
   const h = el("h2", null, "Game over. " + head);
   res.appendChild(h);
-  const rule = v.lines.slice(1).join("; ");
+  let rule = v.lines.slice(1).join("; ");
+  if (typeof r.end === "string" && !["game over", "running"].includes(r.end)) rule = `${rule ? rule + "; " : ""}ended: ${r.end}`;
   const scal = [];
   for (const k of ["rounds", "hands", "turns"]) if (typeof r[k] === "number") scal.push(`${r[k]} ${r[k] === 1 ? k.replace(/s$/, "") : k}`);
   if (rule || scal.length) res.appendChild(el("p", null, [rule, scal.join(", ")].filter(Boolean).join(". ")));
@@ -657,9 +663,12 @@ function show(st) {
     S.lastLine = st.step > 0 ? moveLine(st, st.step - 1, st.step) : "";
   }
   S.prev = { key, step: st.step, snap };
-  drawTable(st);
-  drawActions(st);
-  drawLog(st, st.kind === "replay" ? st.step : undefined);
+  // a refresh that changed nothing leaves the table as it is (a focused card keeps the focus)
+  if (!same || !$("#table-area").children.length) {
+    drawTable(st);
+    drawActions(st);
+    drawLog(st, st.kind === "replay" ? st.step : undefined);
+  }
   mark();
   const dl = $("#download");
   dl.hidden = !(st.kind === "live" && st.over);
