@@ -343,9 +343,11 @@ def test_a_whole_game_by_clicking(server, browser, tmp_path, game, size):
     else:
         # a rematch with one click: the same seats and rules
         browser.find_element(By.ID, "rematch").click()
-        wait(browser, f"S.state && S.state.id !== '{gid}' && S.state.step === 0")
+        # (a new deal: the expert may have made the first move already, the person none)
+        wait(browser, f"S.state && S.state.id !== '{gid}' && S.state.log.every(e => e.seat !== 0)")
         assert browser.execute_script("return S.state.game") == game
         assert browser.execute_script("return S.state.seats.map(s => s.name)") == ["person", "expert"]
+        assert tables.live[browser.execute_script("return S.id")].env.rules.as_dict() == t.env.rules.as_dict()
 
 
 def test_a_skipbo_turn_that_plays_a_wild(server, browser, tmp_path):
