@@ -7,13 +7,33 @@ const KEYS = "1234567890abcdefghijklmopqrstuvwxyz".split("");  // action keys (n
 let CAT = null;   // /api/games: the games
 const PAGE = Math.random().toString(36).slice(2) + Date.now().toString(36);  // this tab, this load
 const S = { kind: null, id: null, token: null, seat: null, watch: null, state: null, sel: [], timer: null,
-            step: 0, playing: null, busy: false };
+            step: 0, playing: null, busy: false, prev: null, moved: null, fresh: false, lastLine: "" };
 
 function say(text, ok) {
   const m = $("#msg");
   m.textContent = text || "";
   m.className = ok ? "ok" : "";
 }
+
+// a request that takes long (the first game of a kind compiles its kernels): say so, don't stay silent
+let PREP = null;
+function preparing(text) {
+  const b = $("#preparing");
+  b.textContent = text || "";
+  b.hidden = !text;
+}
+
+async function slow(promise, text, after) {
+  const t = setTimeout(() => preparing(text), after === undefined ? 600 : after);
+  try { return await promise; } finally { clearTimeout(t); preparing(""); }
+}
+
+function gameTitle(name) {
+  const g = CAT && CAT.games.find((x) => x.name === name);
+  return g ? g.title : name;
+}
+
+function prepText(name) { return `preparing ${gameTitle(name)} (first use, ~10 s)…`; }
 
 async function api(method, url, body, headers) {
   const opts = { method, headers: Object.assign({}, headers || {}) };
@@ -90,16 +110,22 @@ function gameConfig() {
   for (const inp of document.querySelectorAll("#f-options input")) if (inp.value.trim()) rules[inp.dataset.rule] = inp.value.trim();
   const cfg = { game: $("#f-game").value, num_players: n, rules,
                 seats: [...Array(n).keys()].map((i) => $(`#f-seat-${i}`).value) };
-  const pace = $("#f-pace").value;
-  if (pace !== "") cfg.pace = +pace;
+  const pace = paceValue();
+  if (pace !== undefined) cfg.pace = pace;
   const seed = $("#f-seed").value;
   if (seed !== "") cfg.seed = +seed;
   return cfg;
 }
 
+// the form's pace; empty: the server's own default (cardgym serve --pace)
+function paceValue() {
+  const v = $("#f-pace").value.trim();
+  return v === "" ? undefined : +v;
+}
+
 async function startGame(cfg) {
   try {
-    const r = await api("POST", "/api/games", cfg);
+    const r = await slow(api("POST", "/api/games", cfg), prepText(cfg.game));
     if (r.token) sessionStorage.setItem(`tok:${r.id}`, JSON.stringify({ token: r.token, seat: r.seat }));
     const again = Object.assign({}, cfg);
     delete again.seed;
@@ -115,6 +141,9 @@ async function showHome() {
   CAT = data;
   const sel = $("#f-game");
   if (!sel.options.length) {
+    const pace = $("#f-pace");
+    if (typeof data.pace === "number") pace.value = data.pace;  // the server's --pace, where it tells it
+    else pace.placeholder = "server default";
     for (const g of data.games) { const o = el("option", null, g.title); o.value = g.name; sel.appendChild(o); }
     fillGame();
   }
@@ -136,7 +165,12 @@ async function showHome() {
     else pairs.push([g.bots[0], g.bots[g.bots.length - 1]]);
     for (const [a, b] of pairs) {
       const btn = el("button", null, `${g.title}: ${a} vs ${b}`);
-      btn.onclick = () => startGame({ game: g.name, num_players: 2, seats: [a, b], rules: {}, pace: +$("#f-pace").value || 0.7 });
+      btn.onclick = () => {
+        const cfg = { game: g.name, num_players: 2, seats: [a, b], rules: {} };
+        const pace = paceValue();
+        if (pace !== undefined) cfg.pace = pace;
+        startGame(cfg);
+      };
       watch.appendChild(btn);
     }
   }
@@ -157,120 +191,310 @@ function palette(game) {
   return CAT.games.find((g) => g.name === game).palette;
 }
 
-function cardEl(c, pal) {
+// card text at least 4.5:1 against its card (WCAG AA), whatever a game's palette says
+function luminance(hex) {
+  const c = [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16) / 255)
+    .map((v) => (v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4));
+  return 0.2126 * c[0] + 0.7152 * c[1] + 0.0722 * c[2];
+}
+
+function contrast(a, b) {
+  const x = luminance(a), y = luminance(b);
+  return (Math.max(x, y) + 0.05) / (Math.min(x, y) + 0.05);
+}
+
+function darker(hex, f) {
+  return "#" + [1, 3, 5].map((i) => Math.round(parseInt(hex.slice(i, i + 2), 16) * f).toString(16).padStart(2, "0")).join("");
+}
+
+const FACE = "#fcfaf2";
+const READ = {};
+/** [background, text] of a face-up card: the palette's colours, the fill a little darker (at most 20 %)
+ * where its ink does not read, else black or white ink, else a darker fill; ink bands (white cards with a
+ * coloured number) get a darker number where needed. */
+function readable(band) {
+  const k = `${band.fill}|${band.ink}`;
+  if (READ[k]) return READ[k];
+  let out;
+  if (band.ink === null) {
+    let ink = band.fill;
+    for (let f = 0.95; contrast(ink, FACE) < 4.5 && f > 0.2; f -= 0.05) ink = darker(band.fill, f);
+    out = [FACE, ink];
+  } else {
+    let fill = band.fill;
+    for (let f = 0.95; contrast(band.ink, fill) < 4.5 && f > 0.79; f -= 0.05) fill = darker(band.fill, f);
+    if (contrast(band.ink, fill) >= 4.5) out = [fill, band.ink];
+    else {
+      const ink = contrast("#111111", band.fill) >= contrast("#ffffff", band.fill) ? "#111111" : "#ffffff";
+      fill = band.fill;
+      for (let f = 0.95; contrast(ink, fill) < 4.5 && f > 0.2; f -= 0.05) fill = darker(band.fill, f);
+      out = [fill, ink];
+    }
+  }
+  READ[k] = out;
+  return out;
+}
+
+function cardName(c, pal, title) {
+  if (c.kind === "back") return "face-down card";
+  if (c.kind === "empty") return "empty place";
+  if (c.kind === "wild") return `${title} card ${pal.wild_label}, wild, face up`;
+  return `${title} card ${c.text}, face up`;
+}
+
+function cardEl(c, pal, title) {
   const d = el("div", `card ${c.kind}`);
   d.dataset.card = c.id;
+  d.setAttribute("role", "img");
+  d.setAttribute("aria-label", cardName(c, pal, title));
   if (c.kind === "back") d.style.backgroundColor = pal.back;
   if (c.kind === "value" || c.kind === "wild") {
     const band = pal.bands[c.band];
-    if (band.ink === null) {  // an "ink" band: a white card, coloured number and frame
-      d.style.background = "var(--face)"; d.style.color = band.fill; d.style.borderColor = band.fill;
-    } else {
-      d.style.background = band.fill; d.style.color = band.ink;
-    }
+    const [bg, ink] = readable(band);
+    d.style.background = bg; d.style.color = ink;
+    if (band.ink === null) d.style.borderColor = band.fill;  // an "ink" band: a white card, coloured number and frame
     d.appendChild(el("span", "corner", c.label));
     if (c.kind === "wild") {
       const big = el("span", "big");
       const lab = pal.wild_label;
       const cut = lab.indexOf("-");
-      big.innerHTML = "";
       if (cut > 0) { big.appendChild(document.createTextNode(lab.slice(0, cut))); big.appendChild(el("br")); big.appendChild(document.createTextNode(lab.slice(cut))); }
       else big.textContent = pal.wild_short;
       d.appendChild(big);
     } else d.appendChild(el("span", "big", c.label));
   }
+  for (const n of d.children) n.setAttribute("aria-hidden", "true");
   if (c.highlight) d.classList.add("hl");
   return d;
 }
 
-function pileEl(p, pal) {
+function pileName(p, reg) {
+  const what = p.label || (p.layout === "row" ? `row ${+(p.id.match(/row(\d+)_/) || [0, 0])[1] + 1}` : "pile");
+  return `${reg.title}: ${what}, ${p.count} card${p.count === 1 ? "" : "s"}${p.note && p.note !== String(p.count) ? `, ${p.note}` : ""}`;
+}
+
+function pileEl(p, pal, reg, title) {
   const box = el("div", `pile ${p.layout}`);
   box.dataset.pile = p.id;
+  box.setAttribute("role", "group");
+  box.setAttribute("aria-label", pileName(p, reg));
   const cards = el("div", "cards");
-  let shown = p.cards;
-  if (p.layout === "stack") shown = p.cards.length ? [p.cards[p.cards.length - 1]] : [];
-  if (p.layout === "fan" && shown.length > 8) {
-    cards.appendChild(el("div", "more", `+${shown.length - 7}`));
-    shown = shown.slice(shown.length - 7);
-  }
+  // a stack shows its top card; a row or a fan every card (a fan of any size stays clickable: its strips
+  // get thinner so that it is at most about four cards tall)
+  const shown = p.layout === "stack" ? p.cards.slice(-1) : p.cards;
   if (!shown.length) {
     box.classList.add("empty-pile");
-    cards.appendChild(cardEl({ id: `${p.id}#empty`, kind: "empty" }, pal));
+    const e = cardEl({ id: `${p.id}#empty`, kind: "empty" }, pal, title);
+    e.dataset.pile = p.id;
+    e.classList.add("top");
+    cards.appendChild(e);
   }
-  for (const c of shown) {
-    const ce = cardEl(c, pal);
+  shown.forEach((c, i) => {
+    const ce = cardEl(c, pal, title);
     ce.dataset.pile = p.id;
     if (c.kind === "value" || c.kind === "wild") ce.dataset.key = `${p.id}=${c.kind === "wild" ? "W" : c.text}`;
+    if (i === shown.length - 1) ce.classList.add("top");
     cards.appendChild(ce);
-  }
+  });
+  // the empty places at the end of a row (a Skip-Bo hand's unused slots): left out of a small seat
+  for (let i = shown.length - 1; i >= 0 && shown[i].kind === "empty" && p.layout === "row"; i--) cards.children[i].classList.add("trail");
+  if (p.layout === "fan" && shown.length > 4) cards.style.setProperty("--step", `calc(3 * (var(--ch) - 8px) / ${shown.length - 1})`);
   if (p.layout === "stack" && p.count > 1) {
     box.classList.add("deep");
     cards.style.setProperty("--edge", p.cards.length && p.cards[p.cards.length - 1].kind === "back" ? pal.back : "#d7d4c8");
-    cards.appendChild(el("span", "badge", p.count));
+    const b = el("span", "badge", p.count);
+    b.setAttribute("aria-hidden", "true");
+    cards.appendChild(b);
   }
   box.appendChild(cards);
-  const cap = [p.label, p.layout === "stack" ? "" : p.note].filter(Boolean).join(" ");
-  if (cap) box.appendChild(el("div", "caption", cap));
+  // the caption: the label and the note (a build pile's "next N"; a stack's note that is only its count
+  // is the badge already)
+  const note = p.layout === "stack" && p.note === String(p.count) ? "" : p.note;
+  const cap = el("div", "caption");
+  if (p.label) cap.appendChild(el("span", "lbl", p.label));
+  if (p.label && note) cap.appendChild(el("span", "sep", " · "));
+  if (note) cap.appendChild(el("span", "note", note));
+  const delta = S.moved && S.moved.delta[p.id];
+  if (delta) {
+    const dl = el("span", `delta ${delta > 0 ? "plus" : "minus"}`, delta > 0 ? ` +${delta}` : ` −${-delta}`);
+    dl.title = `${delta > 0 ? "+" : "−"}${Math.abs(delta)} card${Math.abs(delta) === 1 ? "" : "s"} in the last move`;
+    cap.appendChild(dl);
+  }
+  if (cap.textContent) box.appendChild(cap);
   return box;
 }
 
-function regionEl(r, pal) {
+function regionEl(r, pal, title, opp) {
   const box = el("section", "region");
   box.dataset.region = r.id;
   if (r.active) box.classList.add("active");
   if (r.you) box.classList.add("you");
+  if (opp) box.classList.add("opp");
   if (r.team !== null && r.team !== undefined) box.classList.add(`team${r.team}`);
-  box.appendChild(el("h4", null, r.title));
+  const h = el("h4", null, r.title);
+  if (r.active) h.appendChild(el("span", "tag", "to play"));
+  if (r.team !== null && r.team !== undefined) h.appendChild(el("span", "tag", `team ${"ABCDEFGH"[r.team] || r.team}`));
+  box.setAttribute("aria-label", h.textContent);
+  box.appendChild(h);
   for (const line of r.lines) box.appendChild(el("div", "rline", line));
   for (const row of r.rows) {
     const re = el("div", "row");
-    for (const p of row) re.appendChild(pileEl(p, pal));
+    for (const p of row) re.appendChild(pileEl(p, pal, r, title));
     box.appendChild(re);
   }
   return box;
 }
 
+function seatName(st, i) {
+  const s = (st.seats || [])[i];
+  if (S.kind === "live" && S.token && st.view.viewer === i) return `player_${i} (you)`;
+  return `player_${i}` + (s && s.name ? ` (${s.name})` : "");
+}
+
+// the log speaks in the imperative ("draw from the draw pile"); the last move is told in the past
+const PAST = { draw: "drew", take: "took", replace: "replaced", reveal: "revealed", play: "played", discard: "discarded",
+  end: "ended", pass: "passed", flip: "flipped", keep: "kept", put: "put", swap: "swapped", move: "moved", pick: "picked",
+  stand: "stood", hit: "hit", call: "called", fold: "folded", knock: "knocked", bid: "bid", choose: "chose", turn: "turned" };
+
+function told(text) {
+  if (text === "end turn") return "ended the turn";
+  const m = text.match(/^([a-z]+)\b([\s\S]*)$/);
+  return m && PAST[m[1]] ? PAST[m[1]] + m[2] : null;
+}
+
+function moveLine(st, from, to) {
+  // the moves from..to-1 of the log, grouped by seat: "player_1 (expert) drew ...; then replaced ..."; a
+  // person's own moves are left out when others moved after them (they know what they did)
+  const me = S.kind === "live" && S.token ? st.view.viewer : null;
+  let mine = -1;
+  for (let i = from; i < to; i++) if (st.log[i].seat === me) mine = i;
+  if (mine >= 0 && mine < to - 1) from = mine + 1;
+  const log = st.log.slice(Math.max(from, to - 6), to);
+  if (!log.length) return "";
+  const parts = [];
+  let seat = null;
+  for (const e of log) {
+    const t = told(e.text);
+    if (e.seat !== seat) { parts.push(t ? `${seatName(st, e.seat)} ${t}` : `${seatName(st, e.seat)}: ${e.text}`); seat = e.seat; }
+    else parts[parts.length - 1] += `; then ${t || e.text}`;
+  }
+  const skipped = to - from - log.length;
+  return (skipped > 0 ? `(${skipped} earlier moves) ` : "") + parts.join(". ");
+}
+
 function drawTable(st) {
   const v = st.view;
   const pal = palette(st.game);
+  const title = gameTitle(st.game);
   const status = $("#status");
   status.innerHTML = "";
   status.appendChild(el("span", "title", v.title));
   for (const l of v.lines) status.appendChild(el("span", "line", l));
+  const last = $("#last-move");
+  last.hidden = !S.lastLine;
+  last.textContent = S.lastLine ? `Last move: ${S.lastLine}` : "";
   const area = $("#table-area");
   area.innerHTML = "";
-  // the other seats, the shared table, then the viewer's own seat, wrapping as the width allows
+  // the other seats, the shared table, then the viewer's own seat, wrapping as the width allows; on a
+  // narrow screen the other seats are drawn small (opponents of a seat; every seat of a table of 3+)
   const all = el("div", "players");
-  for (const r of v.players) if (v.viewer !== r.seat) all.appendChild(regionEl(r, pal));
-  const t = regionEl(v.table, pal);
+  const n = v.players.length;
+  for (const r of v.players) if (v.viewer !== r.seat) all.appendChild(regionEl(r, pal, title, v.viewer !== null || n > 2));
+  const t = regionEl(v.table, pal, title, false);
   t.classList.add("shared");
   all.appendChild(t);
-  for (const r of v.players) if (v.viewer === r.seat) all.appendChild(regionEl(r, pal));
+  for (const r of v.players) if (v.viewer === r.seat) all.appendChild(regionEl(r, pal, title, false));
   area.appendChild(all);
+  if (S.moved) {
+    for (const node of area.querySelectorAll(".card")) {
+      const id = node.dataset.card;
+      if (S.moved.to.has(id)) node.classList.add("moved");
+      else if (S.moved.from.has(id)) node.classList.add("from");
+      if (S.fresh && S.moved.to.has(id)) node.classList.add("fresh");
+    }
+  }
+  drawResult(st);
+}
+
+const LABELS = { totals: "total", stock_left: "stock left", scores: "score", points: "points" };
+
+function drawResult(st) {
+  const v = st.view;
   const res = $("#result");
-  if (v.result) {
-    res.hidden = false;
-    res.innerHTML = "";
-    const w = v.result.winners || [];
-    let head = w.length ? `${w.map((i) => `player_${i}`).join(", ")} ${w.length > 1 ? "win" : "wins"}` : "No winner (a draw)";
-    if (v.viewer !== null && w.includes(v.viewer)) head = "You won!";
-    else if (v.viewer !== null && w.length && S.kind === "live" && S.token) head = `You lost: ${head}`;
-    res.appendChild(el("b", null, head));
-    const nums = Object.entries(v.result).filter(([k, x]) => k !== "winners" && (typeof x !== "object" || Array.isArray(x)));
-    res.appendChild(el("div", null, nums.map(([k, x]) => `${k}: ${Array.isArray(x) ? x.join(" / ") : x}`).join("   ")));
-  } else res.hidden = true;
+  res.innerHTML = "";
+  if (!v.result) { res.hidden = true; return; }
+  res.hidden = false;
+  const r = v.result;
+  const n = v.players.length;
+  const w = Array.isArray(r.winners) ? r.winners : [];
+  const names = w.map((i) => seatName(st, i));
+  let head = w.length ? `${names.join(" and ")} ${w.length > 1 ? "win" : "wins"}` :
+    (r.truncated ? "No winner: the game stopped at its turn limit" : "A draw: nobody wins");
+  const me = S.kind === "live" && S.token ? v.viewer : null;
+  if (me !== null && w.includes(me)) head = w.length > 1 ? `You share the win: ${head}` : "You won!";
+  else if (me !== null && w.length) head = `You lost: ${head}`;
+  const h = el("h2", null, "Game over. " + head);
+  res.appendChild(h);
+  let rule = v.lines.slice(1).join("; ");
+  if (typeof r.end === "string" && !["game over", "running"].includes(r.end)) rule = `${rule ? rule + "; " : ""}ended: ${r.end}`;
+  const scal = [];
+  for (const k of ["rounds", "hands", "turns"]) if (typeof r[k] === "number") scal.push(`${r[k]} ${r[k] === 1 ? k.replace(/s$/, "") : k}`);
+  if (rule || scal.length) res.appendChild(el("p", null, [rule, scal.join(", ")].filter(Boolean).join(". ")));
+  // the score table: one row per seat, one column per per-seat number of the result
+  let keys = Object.keys(r).filter((k) => k !== "winners" && Array.isArray(r[k]) && r[k].length === n &&
+    r[k].every((x) => typeof x === "number"));
+  if (keys.includes("scores") && keys.includes("totals") && r.scores.every((x, i) => x === r.totals[i])) keys = keys.filter((k) => k !== "scores");
+  const several = (r.rounds || r.hands || 1) > 1;
+  const table = el("table", "scores");
+  const cap = el("caption", null, "Scores");
+  table.appendChild(cap);
+  const hr = el("tr");
+  hr.appendChild(el("th", null, "seat"));
+  for (const k of keys) hr.appendChild(el("th", null, k === "scores" && several ? `last ${r.rounds ? "round" : "hand"}` : (LABELS[k] || k.replace(/_/g, " "))));
+  hr.appendChild(el("th", null, "result"));
+  for (const c of hr.children) c.setAttribute("scope", "col");
+  table.appendChild(hr);
+  for (let i = 0; i < n; i++) {
+    const tr = el("tr", w.includes(i) ? "won" : "");
+    const th = el("th", null, seatName(st, i));
+    th.setAttribute("scope", "row");
+    tr.appendChild(th);
+    for (const k of keys) tr.appendChild(el("td", null, r[k][i]));
+    tr.appendChild(el("td", null, w.includes(i) ? "★ winner" : (w.length ? "lost" : "draw")));
+    table.appendChild(tr);
+  }
+  res.appendChild(table);
+  const bar = el("div", "bar");
+  if (st.kind === "live" && sessionStorage.getItem(`cfg:${st.id}`)) {
+    const b = el("button", null, "Rematch");
+    b.id = "rematch";
+    b.title = "a new game with the same seats and rules";
+    b.onclick = () => $("#new-same").click();
+    bar.appendChild(b);
+  }
+  if (st.kind === "live") {
+    const a = el("a", "button", "Download the record");
+    a.href = `/api/games/${st.id}/record`;
+    bar.appendChild(a);
+  }
+  const home = el("a", "button", "Front page");
+  home.href = "#/";
+  bar.appendChild(home);
+  res.appendChild(bar);
 }
 
 function drawLog(st, upto) {
   const log = $("#log");
   log.innerHTML = "";
-  const names = (st.seats || []).map((s) => s.name);
+  const width = String(st.log.length).length;
   st.log.forEach((e, i) => {
     const li = el("li", e.seat === st.view.viewer ? "mine" : "");
-    li.value = i + 1;
-    if (upto !== undefined) { if (i >= upto) li.style.opacity = 0.45; if (i === upto - 1) li.classList.add("now"); }
-    const who = `player_${e.seat}` + (names[e.seat] ? ` (${names[e.seat]})` : "");
-    li.appendChild(document.createTextNode(`${who}: ${e.text}`));
+    if (upto !== undefined) { if (i >= upto) li.classList.add("later"); if (i === upto - 1) li.classList.add("now"); }
+    // the move's number written out (a list marker loses digits from 100 up)
+    const num = el("span", "n", `${i + 1}.`);
+    num.style.minWidth = `${width + 1}ch`;
+    li.appendChild(num);
+    li.appendChild(el("span", "t", `${seatName(st, e.seat)}: ${e.text}`));
     if (e.policy) {
       const pol = el("div", "policy");
       pol.appendChild(el("div", null, `value ${e.policy.value >= 0 ? "+" : ""}${e.policy.value.toFixed(3)}`));
@@ -291,6 +515,35 @@ function drawLog(st, upto) {
   const box = $("#log-box");
   if (now) box.scrollTop = Math.max(0, now.offsetTop - box.offsetTop - box.clientHeight / 2);
   else if (upto === 0) box.scrollTop = 0;
+}
+
+// what changed between two views: the cards that arrived or changed face ("to") and the top cards of the
+// piles cards left ("from"), with each pile's change of count
+function snapshot(v) {
+  const cards = {}, piles = {};
+  for (const reg of [v.table, ...v.players]) for (const row of reg.rows) for (const p of row) {
+    const shown = p.layout === "stack" ? p.cards.slice(-1) : p.cards;
+    piles[p.id] = { count: p.count, layout: p.layout, ids: shown.map((c) => c.id) };
+    for (const c of shown) cards[c.id] = `${c.kind}:${c.text}`;
+  }
+  return { cards, piles };
+}
+
+function changes(a, b) {
+  const out = { to: new Set(), from: new Set(), delta: {} };
+  for (const [pid, p] of Object.entries(b.piles)) {
+    const q = a.piles[pid];
+    if (!q) continue;
+    const d = p.count - q.count;
+    if (d) out.delta[pid] = d;
+    const changed = p.ids.filter((id) => a.cards[id] !== b.cards[id]);
+    if (d < 0) {
+      if (p.layout === "stack") for (const id of p.ids) out.from.add(id);
+      else if (!p.ids.length) out.from.add(`${pid}#empty`);
+    } else for (const id of changed) out.to.add(id);
+    if (!p.ids.length && d < 0) out.from.add(`${pid}#empty`);
+  }
+  return out;
 }
 
 // ------------------------------------------------------------------------------ clicking cards
@@ -314,18 +567,26 @@ function candidates() {
 function mark() {
   const cands = candidates();
   const k = S.sel.length;
-  for (const node of document.querySelectorAll("#table-area .card, #table-area .pile")) {
+  const live = myMoves().length > 0;
+  for (const node of document.querySelectorAll("#table-area .card")) {
     node.classList.remove("can", "target", "picked", "clickable");
-    const d = node.classList.contains("pile") ? { pile: node.dataset.pile } : describe(node);
-    if (node.classList.contains("pile") && !node.classList.contains("empty-pile")) {
-      // a pile with cards is marked through its top card when an action names the pile itself
-      if (cands.some((a) => a.refs[k] === d.pile)) node.classList.add(k ? "target" : "can", "clickable");
-      continue;
-    }
-    if (node.classList.contains("pile")) continue;
+    const d = describe(node);
+    // a pile's top card (or its empty place) answers for the pile itself when an action names the pile
+    const pileHit = node.classList.contains("top") && cands.some((a) => a.refs[k] === d.pile);
     if (S.sel.some((s) => s.card === d.card)) node.classList.add("picked");
-    if (cands.some((a) => a.refs[k] === d.card || (d.key && a.refs[k] === d.key) ||
-        (node.closest(".empty-pile") && a.refs[k] === d.pile))) node.classList.add(k ? "target" : "can", "clickable");
+    const hit = pileHit || cands.some((a) => a.refs[k] === d.card || (d.key && a.refs[k] === d.key));
+    if (hit) node.classList.add(k ? "target" : "can", "clickable");
+    const picked = node.classList.contains("picked");
+    if (live && (hit || picked)) {
+      node.setAttribute("role", "button");
+      node.tabIndex = 0;
+      const base = node.getAttribute("aria-label").replace(/ \((can move|where it can go|picked)\)$/, "");
+      node.setAttribute("aria-label", `${base} (${picked ? "picked" : k ? "where it can go" : "can move"})`);
+    } else {
+      node.setAttribute("role", "img");
+      node.removeAttribute("tabindex");
+      node.setAttribute("aria-label", node.getAttribute("aria-label").replace(/ \((can move|where it can go|picked)\)$/, ""));
+    }
   }
   const ids = new Set(cands.map((a) => a.action));
   for (const b of document.querySelectorAll("#actions button")) b.classList.toggle("target", k > 0 && ids.has(+b.dataset.action));
@@ -389,9 +650,25 @@ function show(st) {
   const same = S.state && S.state.id === st.id && S.state.step === st.step && S.state.viewer === st.viewer;
   S.state = st;
   if (!same) S.sel = [];
-  drawTable(st);
-  drawActions(st);
-  drawLog(st, st.kind === "replay" ? st.step : undefined);
+  // the last move: what changed since the state this page showed last (same game, same seat's view)
+  const key = `${st.kind}|${st.id}|${st.view.viewer}`;
+  const snap = snapshot(st.view);
+  S.fresh = false;
+  if (S.prev && S.prev.key === key && S.prev.step !== st.step) {
+    S.moved = changes(S.prev.snap, snap);
+    S.fresh = true;
+    S.lastLine = st.step > S.prev.step ? moveLine(st, S.prev.step, st.step) : moveLine(st, st.step - 1, st.step);
+  } else if (!S.prev || S.prev.key !== key) {
+    S.moved = null;
+    S.lastLine = st.step > 0 ? moveLine(st, st.step - 1, st.step) : "";
+  }
+  S.prev = { key, step: st.step, snap };
+  // a refresh that changed nothing leaves the table as it is (a focused card keeps the focus)
+  if (!same || !$("#table-area").children.length) {
+    drawTable(st);
+    drawActions(st);
+    drawLog(st, st.kind === "replay" ? st.step : undefined);
+  }
   mark();
   const dl = $("#download");
   dl.hidden = !(st.kind === "live" && st.over);
@@ -428,7 +705,17 @@ async function refresh() {
   try {
     if (S.kind === "live") {
       const q = S.watch !== null && !S.token ? `?seat=${S.watch}` : "";
-      show(await api("GET", `/api/games/${S.id}${q}`));
+      const cfg = JSON.parse(sessionStorage.getItem(`cfg:${S.id}`) || "{}");
+      const game = (S.state && S.state.id === S.id) ? S.state.game : cfg.game;
+      const first = !S.state || S.state.id !== S.id || S.state.step === 0;
+      const st = await slow(api("GET", `/api/games/${S.id}${q}`), !first ? "waiting for the server…" :
+        game ? prepText(game) : "preparing the game (first use, ~10 s)…");
+      if (st.preparing) {  // a server that compiles in the background says so: ask again soon
+        preparing(prepText(st.game));
+        S.timer = setTimeout(refresh, 500);
+        return;
+      }
+      show(st);
     } else {
       const q = `?step=${S.step}` + (S.watch !== null ? `&seat=${S.watch}` : "");
       const st = await api("GET", `/api/records/${S.id}${q}`);
@@ -516,6 +803,19 @@ function init() {
   $("#table-area").addEventListener("click", (ev) => {
     const node = ev.target.closest(".card");
     if (node) clickCard(node);
+  });
+  // a focused card (Tab reaches the cards that can move, then the places a picked card can go) plays
+  // with Enter or Space, as a click would
+  $("#table-area").addEventListener("keydown", (ev) => {
+    const node = ev.target.closest(".card");
+    if (!node || (ev.key !== "Enter" && ev.key !== " ")) return;
+    ev.preventDefault();
+    ev.stopPropagation();
+    const id = node.dataset.card;
+    clickCard(node);
+    const again = document.querySelector(`#table-area .card[data-card="${id}"]`);
+    const next = document.querySelector("#table-area .card.target") || again;
+    if (next && next.tabIndex === 0) next.focus();
   });
   document.addEventListener("keydown", (ev) => {
     if (ev.target.tagName === "INPUT" || ev.target.tagName === "SELECT") return;
