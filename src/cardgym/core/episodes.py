@@ -122,6 +122,11 @@ class EpisodeDriver:
 
     set_policy = set_player
 
+    def drop_player(self, pid: int):
+        """Forget player ``pid`` (no record may still be played by it); `set_player` can reuse its index."""
+        self.players[pid] = None
+        self._kinds[pid] = None
+
     # ------------------------------------------------------------------ records
     def reset(self, seeds, idx=None, deck=None):
         """Reset every record (``idx=None``) or records ``idx`` with ``seeds`` (a stacked ``deck`` if
