@@ -66,11 +66,8 @@ def snapshot_callback(every: int):
             if not slots or self.samples % every:
                 return
             for k, slot in enumerate(slots):
-                if slot.policy is None:
-                    slot.set_policy(ModulePolicy(copy.deepcopy(env_runner.module), sample=True, seed=k))
-                else:
-                    slot.policy.module.load_state_dict(env_runner.module.state_dict())
-                    slot.updates += 1
+                # a new frozen copy each time: games in progress finish against the copy they started with
+                slot.set_policy(ModulePolicy(copy.deepcopy(env_runner.module), sample=True, seed=k + slot.updates))
             if metrics_logger is not None:
                 metrics_logger.log_value("snapshot_updates", slots[0].updates, reduce="max")
 

@@ -212,3 +212,29 @@ def test_selfplay_snapshots_land_at_episode_boundaries_and_stats_match_a_recount
     assert episodes_again == episodes and again.opponent_stats == tr.opponent_stats
     for k, w in tr.net.state_dict().items():
         assert (w == again.net.state_dict()[k]).all()
+
+
+def test_rllib_policy_slot_refresh_lands_at_episode_boundaries():
+    """`PolicySlot.set_policy` in an `RLlibVectorEnv` (the RLlib self-play refresh): games in progress
+    finish against the policy they started with, later episodes play the new one."""
+    from cardgym.wrappers import RLlibVectorEnv
+
+    env = RLlibVectorEnv("skyjo", 8, opponent="self", keep_info=True, episode="round")
+    slot, block = env.policy_slots[0], env.envs[0].unwrapped
+    spy = DriverSpy(block)
+    obs, info = env.reset(seed=1)
+    spy.step_done()
+    rng = np.random.default_rng(2)
+    episodes, refreshes_in_play = 0, 0
+    for t in range(300):
+        if t % 5 == 0:
+            refreshes_in_play += bool(set().union(*spy.current))
+            slot.set_policy(Stamp(f"p{t}", t))
+        mask = obs["action_mask"]
+        obs, rew, term, trunc, info = env.step(np.array([rng.choice(np.flatnonzero(m)) for m in mask]))
+        for i in np.flatnonzero(term | trunc):
+            assert len(spy.finished(int(i))) <= 1, f"env {i}: one episode played by two policies"
+            episodes += 1
+        spy.step_done()
+    assert episodes > 20 and refreshes_in_play > 20
+    assert block.opponents[0].policy is slot.policy
