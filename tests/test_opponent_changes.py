@@ -238,3 +238,21 @@ def test_rllib_policy_slot_refresh_lands_at_episode_boundaries():
         spy.step_done()
     assert episodes > 20 and refreshes_in_play > 20
     assert block.opponents[0].policy is slot.policy
+
+
+def test_sb3_vec_env_infos_name_the_opponent():
+    pytest.importorskip("stable_baselines3")
+    from cardgym.sb3 import make_vec_env
+
+    venv = make_vec_env("skyjo", 4, opponent=["random", "greedy"], episode="round")
+    venv.reset()
+    ended = 0
+    for _ in range(300):
+        masks = venv.action_masks()
+        venv.step_async(np.array([np.flatnonzero(m)[0] for m in masks]))
+        _, _, dones, infos = venv.step_wait()
+        for i in np.flatnonzero(dones):
+            assert infos[i]["opponent_id"] == i % 2  # env i plays opponent[i % 2]
+            ended += 1
+    assert ended >= 4
+

@@ -272,8 +272,8 @@ class CardGameVectorEnv(CopiesThroughState, VectorEnv):
         if seed is None:
             if self._started:
                 return np.array([self._c.seedless(self._states, i) for i in range(n)], np.int64)
-            base = entropy_seed()
-            return (base + np.arange(n, dtype=np.int64)) % (2**63)
+            base = entropy_seed()  # (Python ints: 2**63 does not fit an int64 array's arithmetic)
+            return np.array([(base + i) % (2**63) for i in range(n)], np.int64)
         if isinstance(seed, (list, tuple, np.ndarray)):
             if len(seed) != n:
                 raise ValueError(f"got {len(seed)} seeds for {n} environments")
