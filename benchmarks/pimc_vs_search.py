@@ -37,8 +37,9 @@ def _pimc():
 
 class CompiledSearchPlayer:
     """The compiled ``search`` bot played as a Python player (``act_records`` on copies of the records),
-    the path the Python search is evaluated on: the records' shared bot generator is then not advanced
-    by the searching seat's decisions, which the in-game ``search`` does (docs/hidden_information.md)."""
+    the path the Python search is evaluated on: each copy gets a fresh bot generator seeded from one step
+    of its record's, which the episode driver advances (docs/hidden_information.md), so no decision
+    draws the seed of an earlier one."""
 
     def __init__(self, game_name):
         self.game = cardgym.get_game(game_name)

@@ -36,6 +36,10 @@ start"):
 its own batch of ``--envs-per-runner`` games). Ray starts locally by default; ``--address`` joins a
 cluster (see ``examples/rllib_multiagent.py``). ``--minutes`` stops training after that wall time.
 After training, the greedy policy plays duplicate games against every bot (``cardgym.eval.match``).
+
+It sets ``OMP_WAIT_POLICY=PASSIVE`` (unless set) before torch is imported, as the built-in trainer does:
+on a busy 2-core machine torch's spinning OpenMP threads otherwise make the update about 3x slower (a
+hand-written SB3 loop on cardgym ran 3x slower without it). Do the same in a torch loop of your own.
 """
 
 from __future__ import annotations
@@ -66,11 +70,8 @@ def snapshot_callback(every: int):
             if not slots or self.samples % every:
                 return
             for k, slot in enumerate(slots):
-                if slot.policy is None:
-                    slot.set_policy(ModulePolicy(copy.deepcopy(env_runner.module), sample=True, seed=k))
-                else:
-                    slot.policy.module.load_state_dict(env_runner.module.state_dict())
-                    slot.updates += 1
+                # a new frozen copy each time: games in progress finish against the copy they started with
+                slot.set_policy(ModulePolicy(copy.deepcopy(env_runner.module), sample=True, seed=k + slot.updates))
             if metrics_logger is not None:
                 metrics_logger.log_value("snapshot_updates", slots[0].updates, reduce="max")
 

@@ -19,6 +19,10 @@ others) and pass ``--address auto`` on a cluster node (or ``--address HEAD:6379`
 ``RAY_ADDRESS``; an explicit address needs ``RAY_AUTH_MODE=token`` and the head's token in
 ``RAY_AUTH_TOKEN``, see docs/training.md), raising ``--num-env-runners``. After training, the greedy shared policy plays
 duplicate games against every bot of the game (``cardgym.eval.match``; ``--eval-games 0`` skips it).
+
+It sets ``OMP_WAIT_POLICY=PASSIVE`` (unless set) before torch is imported, as the built-in trainer does:
+on a busy 2-core machine torch's spinning OpenMP threads otherwise make the update about 3x slower (a
+hand-written SB3 loop on cardgym ran 3x slower without it). Do the same in a torch loop of your own.
 """
 
 from __future__ import annotations

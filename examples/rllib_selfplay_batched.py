@@ -23,6 +23,10 @@ takes the CPU wheel (or ``pip install -e '.[rllib]'``, see docs/training.md):
 locally by default; ``--address`` (or ``RAY_ADDRESS``) joins a running cluster (docs/training.md).
 ``--minutes`` stops training after that wall time. After training, the greedy policy plays duplicate games
 against every bot (``cardgym.eval.match``).
+
+It sets ``OMP_WAIT_POLICY=PASSIVE`` (unless set) before torch is imported, as the built-in trainer does:
+on a busy 2-core machine torch's spinning OpenMP threads otherwise make the update about 3x slower (a
+hand-written SB3 loop on cardgym ran 3x slower without it). Do the same in a torch loop of your own.
 """
 
 from __future__ import annotations

@@ -187,7 +187,7 @@ def test_rllib_example_policy_plays_duplicate_games():
 
 def test_policy_slot_plays_random_legal_moves_then_its_policy():
     env = RLlibVectorEnv("skyjo", 4, opponent=["greedy", "self"])
-    assert len(env.policy_slots) == 1 and env.envs[1].opponents == [env.policy_slots[0]]
+    assert len(env.policy_slots) == 1 and env.envs[1].opponents[0].slot is env.policy_slots[0]
     slot = env.policy_slots[0]
     masks = np.array([[0, 1, 0, 1], [1, 0, 0, 0]], np.int8)
     for _ in range(20):

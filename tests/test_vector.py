@@ -249,3 +249,11 @@ def test_illegal_penalty_assigned_after_construction_is_what_the_step_pays():
     assert one.step(bad)[1] == -2.5
     with pytest.raises(ValueError, match="illegal_penalty must be a finite real number"):
         one.illegal_penalty = "high"
+
+
+@pytest.mark.parametrize("opponent", ["random", ["random"]])
+def test_a_seedless_first_reset_of_the_vector_env(opponent):
+    """The first reset without a seed draws one from the operating system (it overflowed an int64 array)."""
+    v = cardgym.make_vec("skyjo", 3, opponent=opponent)
+    obs, info = v.reset()
+    assert obs.shape[0] == 3 and info["action_mask"].any(axis=1).all()

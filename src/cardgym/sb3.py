@@ -3,7 +3,8 @@
 ``make_vec_env("skipbo", 1024, opponent="greedy")`` steps 1024 games in one compiled call per step
 (opponents included) and follows SB3's VecEnv contract: ``reset() -> obs``, ``step() -> (obs, rewards,
 dones, infos)`` with automatic reset, ``infos[i]["terminal_observation"]`` and
-``infos[i]["TimeLimit.truncated"]`` for finished games, ``seed()`` applied at the next ``reset()``.
+``infos[i]["TimeLimit.truncated"]`` and ``infos[i]["opponent_id"]`` (the opponent the episode was played
+against, see the vector env) for finished games, ``seed()`` applied at the next ``reset()``.
 sb3-contrib's MaskablePPO finds the legal-action masks through ``env_method("action_masks")`` (also
 available as ``action_masks()``, bool ``(num_envs, num_actions)``)::
 
@@ -60,6 +61,7 @@ class CardGameSB3VecEnv(VecEnv):
             for i in np.flatnonzero(dones):
                 infos[i]["terminal_observation"] = final[i].copy()
                 infos[i]["TimeLimit.truncated"] = bool(trunc[i] and not term[i])
+                infos[i]["opponent_id"] = int(info["opponent_id"][i])
         if "illegal_action" in info:
             for i in np.flatnonzero(info["illegal_action"]):
                 infos[i]["illegal_action"] = True

@@ -20,6 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from .game import RUNNING, DictEncoder
+from .rng import fork_bot_streams
 
 #: ``seat_player`` of a seat the caller plays (the learner)
 EXTERNAL = -1
@@ -122,6 +123,11 @@ class EpisodeDriver:
 
     set_policy = set_player
 
+    def drop_player(self, pid: int):
+        """Forget player ``pid`` (no record may still be played by it); `set_player` can reuse its index."""
+        self.players[pid] = None
+        self._kinds[pid] = None
+
     # ------------------------------------------------------------------ records
     def reset(self, seeds, idx=None, deck=None):
         """Reset every record (``idx=None``) or records ``idx`` with ``seeds`` (a stacked ``deck`` if
@@ -173,7 +179,7 @@ class EpisodeDriver:
                                                                         self._bot_out)
             return self._bot_out[idx].copy()
         if hasattr(what, "act_records"):  # a search: it reads the records through cardgym.core.worlds only
-            acts = np.asarray(what.act_records(self.states[idx].copy(), self.masks[idx].copy()), np.int64)
+            acts = np.asarray(what.act_records(self.copies(idx), self.masks[idx].copy()), np.int64)
         else:
             acts = np.asarray(what.act(self.observe(idx, seats), self.masks[idx]), np.int64)
         if acts.shape != idx.shape:
@@ -188,6 +194,18 @@ class EpisodeDriver:
                 f"{int(acts[bad])} (legal: {np.flatnonzero(self.masks[idx[bad]]).tolist()})"
             )
         return acts
+
+    def copies(self, idx) -> np.ndarray:
+        """Copies of records ``idx`` for a Python player's ``act_records``. Each copy gets a fresh bot
+        generator, seeded from one step of its record's ``bot_rng``, which this advances (as a bot
+        deciding inside the game advances it): a bot or search run on the copy never draws the numbers of
+        an earlier decision, and the same seeds still replay the same game. The player cannot change the
+        real records through its copies."""
+        out = self.states[idx].copy()
+        advanced, fresh = fork_bot_streams(out["bot_rng"])
+        self.states["bot_rng"][idx] = advanced
+        out["bot_rng"] = fresh
+        return out
 
     def play(self, max_rounds: int = 1_000_000) -> int:
         """Let the players act until, in every record, the game is over or the seat to act is external.

@@ -82,6 +82,28 @@ def bot_uniform(s):
     return bot_below(s, 1 << 30) / float(1 << 30)
 
 
+_COPY_SALT = np.uint64(0x632BE59BD9B4E019)
+
+
+def fork_bot_streams(bot_rng: np.ndarray) -> tuple:
+    """``(advanced, fresh)`` for an array of ``bot_rng`` states (plain numpy, no compilation):
+    ``advanced`` is each state one xorshift step on (what the record keeps), ``fresh`` a new generator
+    state seeded by splitmix64 from that step (what a copy handed to a Python player gets). So every
+    decision taken on a copy draws from its own stream, and the record's stream moves on, as it does
+    when a bot decides inside the game."""
+    with np.errstate(over="ignore"):
+        x = np.asarray(bot_rng, np.uint64).copy()
+        x ^= x >> U64(12)
+        x ^= x << U64(25)
+        x ^= x >> U64(27)
+        z = (x ^ _COPY_SALT) + _GOLDEN
+        z = (z ^ (z >> U64(30))) * _M1
+        z = (z ^ (z >> U64(27))) * _M2
+        z = z ^ (z >> U64(31))
+        z[z == U64(0)] = _GOLDEN
+    return x, z
+
+
 @njit(cache=True)
 def next_seed(s):
     """A fresh 63-bit seed drawn from the game generator (used by seedless resets)."""

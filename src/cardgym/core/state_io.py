@@ -160,7 +160,8 @@ def check_vector_copy(env, mine: dict, theirs: dict) -> None:
         raise ValueError(f"a copy of a vector env: learner seats {seats.tolist()} outside 0..{n - 1}")
     if "seat_player" in theirs:
         sp = theirs["seat_player"]
-        if sp.min() < EXTERNAL or sp.max() >= len(env._opponents):
-            raise ValueError(f"a copy of a vector env: seat_player outside {EXTERNAL}..{len(env._opponents) - 1}")
+        k = len(env._driver.players)
+        if sp.min() < EXTERNAL or sp.max() >= k:
+            raise ValueError(f"a copy of a vector env: seat_player outside {EXTERNAL}..{k - 1}")
     if ((theirs["masks"] != 0) & (theirs["masks"] != 1)).any():
         raise ValueError("a copy of a vector env: masks must be 0 or 1")

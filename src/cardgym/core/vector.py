@@ -14,7 +14,7 @@ from .batch import check_penalty, illegal_penalty, new_batch, setup
 from .copies import CopiesThroughState
 from .episodes import EXTERNAL
 from .vector_engines import PARALLEL_MIN_ENVS, CompiledEngine, DriverEngine  # noqa: F401 (re-exported)
-from .game import DictEncoder, GameSpec
+from .game import RUNNING, DictEncoder, GameSpec
 from .opponents import check_learner_can_act, is_bot_name, resolve_opponent, resolve_seat
 from .resets import check_seed, entropy_seed
 from .state_io import check_vector_copy, parse_vector_state
@@ -99,6 +99,12 @@ class CardGameVectorEnv(CopiesThroughState, VectorEnv):
         self._python = several or new_episode is not None or not is_bot_name(game, opponent)
         self._opponents = [self._resolve(game, o, options, observation)
                            for o in (opponent if several else [opponent])] if self._python else []
+        # opponent index -> the driver's player that starts new episodes for it; driver player -> the
+        # opponent id it plays (-1: free). `set_opponent` gives an index a new player while games started
+        # against the old one are running, so an opponent changes only at each game's next episode.
+        self._index_pid = list(range(len(self._opponents)))
+        self._pid_id = list(range(len(self._opponents)))
+        self._next_id = max(1, len(self._opponents))
         self._new_episode = new_episode
         self._options, self._autoreset_mode = dict(options), autoreset_mode
         if autoreset_mode not in _MODES:
@@ -161,21 +167,86 @@ class CardGameVectorEnv(CopiesThroughState, VectorEnv):
 
     def add_opponent(self, opponent) -> int:
         """Append an opponent (bot name, model path or policy) to a Python-driven env's list; returns its
-        index (for ``new_episode``). Envs already playing keep their opponent until their next episode."""
+        index (for ``new_episode``). Envs already playing keep their opponent until their next episode;
+        the new opponent's id is ``opponent_ids[index]``."""
         self._need_python("add_opponent")
         o = self._resolve(self.game, opponent, self.rules, self.encoder_name)
+        pid = self._new_pid(o)
         self._opponents.append(o)
-        return self._driver.add_player(o)
+        self._index_pid.append(pid)
+        return len(self._opponents) - 1
 
-    def set_opponent(self, index: int, opponent) -> None:
-        """Replace opponent ``index`` of a Python-driven env (e.g. by a newer snapshot of a policy): the
-        envs it plays continue their episodes against the new one."""
+    def set_opponent(self, index: int, opponent) -> int:
+        """Replace opponent ``index`` of a Python-driven env (e.g. by a newer snapshot of a policy) from
+        each game's next episode on: games in progress finish against the opponent they started with
+        (the trainer's snapshot refresh relies on it). Returns the new opponent's id (finished episodes
+        name their opponent's id in ``info["opponent_id"]``)."""
         self._need_python("set_opponent")
         if isinstance(index, bool) or not isinstance(index, (int, np.integer)) or not 0 <= index < len(self._opponents):
             raise ValueError(f"opponent index must be 0..{len(self._opponents) - 1}, got {index!r}")
         o = self._resolve(self.game, opponent, self.rules, self.encoder_name)
+        index = int(index)
+        old = self._index_pid[index]
+        self._index_pid[index] = -1  # (not kept alive by its index any more)
+        if old in self._pids_playing():
+            self._index_pid[index] = self._new_pid(o)  # the old player finishes the games it plays
+        else:
+            self._index_pid[index] = old
+            self._pid_id[old] = self._take_id()
+            self._driver.set_player(old, o)
         self._opponents[index] = o
-        self._driver.set_player(int(index), o)
+        return self._pid_id[self._index_pid[index]]
+
+    def _take_id(self) -> int:
+        self._next_id += 1
+        return self._next_id - 1
+
+    def _pids_playing(self) -> set:
+        """The driver players of the games in progress (a finished game waiting for its autoreset plays
+        no one)."""
+        drv = self._driver
+        if not self._started:
+            return set()
+        live = (drv.states["status"] == RUNNING) & ~self._needs_reset
+        return set(np.unique(drv.seat_player[live]).tolist()) - {EXTERNAL}
+
+    def _new_pid(self, player) -> int:
+        """A driver player for a new opponent: a free one (no index and no game in progress uses it; its
+        old player is dropped) or a new one."""
+        drv = self._driver
+        self._drop_idle_players()
+        free = [pid for pid in range(len(drv.players)) if self._pid_id[pid] < 0]
+        if free:
+            pid = free[0]
+            drv.set_player(pid, player)
+        else:
+            pid = drv.add_player(player)
+            self._pid_id.append(-1)
+        self._pid_id[pid] = self._take_id()
+        return pid
+
+    def _drop_idle_players(self) -> None:
+        """Forget the driver players that no opponent index and no game in progress uses any more."""
+        used = self._pids_playing() | set(self._index_pid)
+        for pid in range(len(self._driver.players)):
+            if pid not in used and self._pid_id[pid] >= 0:
+                self._driver.drop_player(pid)
+                self._pid_id[pid] = -1
+
+    @property
+    def opponent_ids(self) -> list:
+        """The id of each opponent of a Python-driven env, in index order: ``0..k-1`` for the ``k``
+        opponents it was built with, then a new id at every `add_opponent` / `set_opponent` (so an index
+        replaced by a new snapshot gets a new id). ``info["opponent_id"]`` names finished episodes'."""
+        self._need_python("opponent_ids")
+        return [self._pid_id[p] for p in self._index_pid]
+
+    def _episode_opponents(self, idx) -> np.ndarray:
+        """The opponent id of the episodes in progress (or just finished) in envs ``idx``."""
+        if not self._python:
+            return np.zeros(len(idx), np.int64)
+        pid = self._driver.seat_player[idx].max(axis=1)
+        return np.asarray(self._pid_id, np.int64)[pid]
 
     @property
     def opponents(self) -> list:
@@ -201,8 +272,8 @@ class CardGameVectorEnv(CopiesThroughState, VectorEnv):
         if seed is None:
             if self._started:
                 return np.array([self._c.seedless(self._states, i) for i in range(n)], np.int64)
-            base = entropy_seed()
-            return (base + np.arange(n, dtype=np.int64)) % (2**63)
+            base = entropy_seed()  # (Python ints: 2**63 does not fit an int64 array's arithmetic)
+            return np.array([(base + i) % (2**63) for i in range(n)], np.int64)
         if isinstance(seed, (list, tuple, np.ndarray)):
             if len(seed) != n:
                 raise ValueError(f"got {len(seed)} seeds for {n} environments")
@@ -255,6 +326,10 @@ class CardGameVectorEnv(CopiesThroughState, VectorEnv):
         check_actions(actions, self.num_envs, self._masks.shape[1], self._acts)
         self._engine.step()
         info = self._info()
+        done = self._term | self._trunc
+        if done.any():  # the opponent each finished episode was played against, from start to end
+            info["opponent_id"] = self._engine.ended_opponents(done)
+            info["_opponent_id"] = done.copy()
         if self._illegal.any():
             info["illegal_action"] = self._illegal.astype(bool)
             info["_illegal_action"] = self._illegal.astype(bool)
@@ -340,7 +415,7 @@ class CardGameVectorEnv(CopiesThroughState, VectorEnv):
         if self._python:  # each env keeps its opponent (the first one's before any episode started)
             drv = self._driver
             pid = drv.seat_player.max(axis=1)
-            pid = np.where(pid >= 0, pid, np.arange(m) % len(self._opponents))
+            pid = np.where(pid >= 0, pid, np.asarray(self._index_pid)[np.arange(m) % len(self._opponents)])
             drv.seat_player[:, :] = pid[:, None]
             drv.seat_player[np.arange(m), self._seats] = EXTERNAL
         self._started = True
@@ -372,6 +447,8 @@ class CardGameVectorEnv(CopiesThroughState, VectorEnv):
 
     def _python_parts(self):
         parts = [("opponent", o) for o in self._opponents if not isinstance(o, str)]
+        parts += [("opponent", o) for o in self._driver.players if o is not None and not isinstance(o, str)
+                  and not any(o is x for x in self._opponents)] if self._python else []
         return parts + ([("new_episode", self._new_episode)] if self._new_episode is not None else [])
 
     def _arrays(self) -> dict:
@@ -392,12 +469,54 @@ class CardGameVectorEnv(CopiesThroughState, VectorEnv):
         if not self._started:
             return None
         drv = self._driver.decisions if self._python else 0
-        return {"arrays": {k: v.copy() for k, v in self._arrays().items()}, "decisions": (self.decisions, drv)}
+        out = {"arrays": {k: v.copy() for k, v in self._arrays().items()}, "decisions": (self.decisions, drv)}
+        if self._python:
+            out["opponents"] = self._opponent_table()
+        return out
+
+    def _opponent_table(self) -> dict:
+        """Who plays what in a Python-driven env: the driver's players (bot names, policies, ``None`` when
+        free; an opponent replaced by `set_opponent` stays until its games end), each opponent index's
+        player, each player's opponent id and the next id. ``seat_player`` values index ``players``."""
+        self._drop_idle_players()
+        return {"players": list(self._driver.players), "index_pid": list(self._index_pid),
+                "pid_id": list(self._pid_id), "next_id": self._next_id}
+
+    def _load_opponent_table(self, table: dict, seat_player=None) -> None:
+        """Restore an `_opponent_table` (of a copy or a trainer checkpoint; ``seat_player`` is checked to
+        name only players it holds). ``ValueError`` when it does not fit this env."""
+        players, index_pid, pid_id = list(table["players"]), list(table["index_pid"]), list(table["pid_id"])
+        next_id = table["next_id"]
+        k = len(players)
+        ok = (len(index_pid) == len(self._opponents) and len(pid_id) == k
+              and all(isinstance(p, (int, np.integer)) and 0 <= p < k and players[p] is not None for p in index_pid)
+              and all(isinstance(x, (int, np.integer)) and -1 <= x < next_id for x in pid_id)
+              and all((players[p] is None) == (pid_id[p] < 0) for p in range(k)))
+        if ok and seat_player is not None:
+            sp = np.asarray(seat_player)
+            used = np.unique(sp[sp != EXTERNAL])
+            ok = bool(used.size == 0 or (used.min() >= 0 and used.max() < k
+                                         and all(players[int(p)] is not None for p in used)))
+        if not ok:
+            raise ValueError(f"an opponent table that does not fit this env ({len(self._opponents)} opponents): "
+                             f"index_pid={index_pid!r}, pid_id={pid_id!r}, next_id={next_id!r}")
+        drv = self._driver
+        del drv.players[:], drv._kinds[:]
+        for p in players:
+            if p is None:
+                drv.players.append(None)
+                drv._kinds.append(None)
+            else:
+                drv.add_player(p)
+        self._index_pid, self._pid_id, self._next_id = [int(p) for p in index_pid], [int(x) for x in pid_id], int(next_id)
+        self._opponents = [players[p] for p in self._index_pid]
 
     def _restore(self, snapshot) -> None:
         if snapshot is None:
             return
         mine, theirs = self._arrays(), snapshot["arrays"]
+        if self._python and "opponents" in snapshot:  # (copies of older versions: one player per opponent)
+            self._load_opponent_table(snapshot["opponents"], theirs.get("seat_player"))
         check_vector_copy(self, mine, theirs)
         for k, a in theirs.items():
             mine[k][...] = a

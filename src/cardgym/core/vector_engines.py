@@ -49,6 +49,11 @@ class CompiledEngine:
             self._f_step = entry(step, env._batch, env._params, env._setup)
         env.decisions += self._f_step(env._batch, env._params, env._setup)
 
+    def ended_opponents(self, done) -> np.ndarray:
+        """The opponent id of the episodes that ended in the last step (``-1`` where ``done`` is false):
+        the one compiled bot, id 0."""
+        return np.where(done, 0, -1).astype(np.int64)
+
 
 class DriverEngine:
     """Opponents driven from Python by an `EpisodeDriver` over the env's records."""
@@ -59,6 +64,11 @@ class DriverEngine:
         for o in env._opponents:
             self.driver.add_player(o)
         self.states, self.masks, self.seats = self.driver.states, self.driver.masks, self.driver.seats
+        self._ended = np.full(env.num_envs, -1, np.int64)  # opponent id of the episodes the last step ended
+
+    def ended_opponents(self, done) -> np.ndarray:
+        """The opponent id of the episodes that ended in the last step (``-1`` where ``done`` is false)."""
+        return np.where(done, self._ended, -1)
 
     def reset(self, seeds) -> None:
         self.start(np.arange(self.env.num_envs), seeds)
@@ -76,7 +86,11 @@ class DriverEngine:
                                 ("opponents", players, 0, len(env._opponents) - 1)):
             if a.shape != (k,) or a.dtype.kind not in "iu" or (k and (a.min() < lo or a.max() > hi)):
                 raise ValueError(f"new_episode returned {name}={a!r}; expected {k} integers in {lo}..{hi}")
-        return seeds.astype(np.int64), seats.astype(np.int64), players.astype(np.int64)
+        return seeds.astype(np.int64), seats.astype(np.int64), self.players_of(players)
+
+    def players_of(self, index) -> np.ndarray:
+        """The driver players that start new episodes for opponent indices ``index``."""
+        return np.asarray(self.env._index_pid, np.int64)[np.asarray(index, np.int64)]
 
     def start(self, idx, seeds):
         """Start episodes in envs ``idx`` through the episode driver: reset (``seeds``, or those of
@@ -89,7 +103,7 @@ class DriverEngine:
             drv.start(idx, seeds, seats, players, redeal=self.draw)
         else:
             seats = np.full(idx.size, env._seat_choice, np.int64)
-            drv.start(idx, seeds, seats, idx % len(env._opponents))
+            drv.start(idx, seeds, seats, self.players_of(idx % len(env._opponents)))
         env.decisions += drv.decisions - d0
         env._rew[idx] = drv.rewards[idx, env._seats[idx]]
         drv.rewards[idx] = 0
@@ -146,6 +160,7 @@ class DriverEngine:
         drv.rewards[:] = 0
         done = np.flatnonzero(stepped & (env._term | env._trunc))
         if done.size:
+            self._ended[done] = env._episode_opponents(done)  # (before a same-step restart replaces them)
             if env._same_step:
                 env._final[done] = env._obs[done]
                 term, trunc, rew = env._term[done].copy(), env._trunc[done].copy(), env._rew[done].copy()

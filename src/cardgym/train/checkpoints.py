@@ -114,6 +114,19 @@ class CheckpointMixin:
                                                            "hidden": list(self.cfg.hidden)}, sort_keys=True),
                "state_dict": {k: v.clone() for k, v in self.net.state_dict().items()}}
         bg = self.rng.bit_generator.state
+        # who plays what (a replaced snapshot plays on in the games it started): the env's opponent table,
+        # with every snapshot it holds as weights, seed and generator state
+        table = self.vec._opponent_table()
+        players, snaps = [], []
+        for pid, p in enumerate(table["players"]):
+            if p is None or isinstance(p, str):
+                players.append(p)
+            else:
+                oid = table["pid_id"][pid]
+                state, seed = self.snaps[oid]
+                players.append(int(oid))
+                snaps.append([int(oid), state, int(seed), p._gen.get_state()])
+        table = {**table, "players": players}
         data = {
             "policy": pol,
             "optimizer": self.opt.state_dict(),
@@ -125,6 +138,9 @@ class CheckpointMixin:
             "pool_seeds": [sd for _, sd in self.pool_states],
             "pool_gen": [self.vec.opponents[p]._gen.get_state() for p in self.pool_pids],
             "window_json": json.dumps(self.window),
+            "opponents_json": json.dumps(table),
+            "snaps": snaps,
+            "opponent_stats_json": json.dumps({"kind": self.opp_kind, "stats": self.opponent_stats}),
             "eval_json": json.dumps(self.eval_history),
             "pretrain_json": json.dumps(self.pretrain_log),
         }
@@ -272,6 +288,31 @@ class CheckpointMixin:
             bad = int(np.flatnonzero((masks != env["masks"]).any(axis=1))[0])
             raise CheckpointError(f"{where}: masks[{bad}] is not the legal-action mask of records[{bad}]")
 
+    def _load_players(self, table: dict, snaps: list, seat_player, stats_json: str):
+        """Restore the env's opponent table of a checkpoint: bots by name, every snapshot (in the pool or
+        replaced but still playing) from its saved weights, seed and generator state."""
+        where = self.out / CHECKPOINT_DIR / CHECKPOINT_STATE
+        pols, self.snaps = {}, {}
+        for oid, state, seed, gen in snaps:
+            pol = self._policy_copy(seed, state)
+            pol._gen.set_state(gen)
+            pols[int(oid)], self.snaps[int(oid)] = pol, (state, int(seed))
+        players = []
+        for p in table["players"]:
+            if p is not None and not isinstance(p, str) and p not in pols:
+                raise CheckpointError(f"{where}: the opponent table names snapshot {p!r}, which it does not hold")
+            players.append(pols[p] if isinstance(p, int) else p)
+        try:
+            self.vec._load_opponent_table({**table, "players": players}, seat_player)
+        except ValueError as exc:
+            raise CheckpointError(f"{where}: {exc}") from None
+        if any(not isinstance(self.vec.opponents[pid], str) or self.vec.opponents[pid] != k
+               for k, pid in self.bot_pid.items()):
+            raise CheckpointError(f"{where}: the opponent table's bots are not this run's {sorted(self.bot_pid)}")
+        saved = json.loads(stats_json)
+        self.opp_kind = {int(k): v for k, v in saved["kind"].items()}
+        self.opponent_stats = {int(k): v for k, v in saved["stats"].items()}
+
     # settings the saved games, snapshot pool and network depend on: a resume must keep them
     RESUME_KEYS = ("game", "rules", "num_envs", "opponents", "hidden", "observation", "pool_size", "seat")
 
@@ -288,8 +329,11 @@ class CheckpointMixin:
                 f"changed: {detail}. To train on from this agent with new settings, start a new run with "
                 f"--init {self.out / 'model.pt'}"
             )
-        # the players the pool rebuilt below will have: bots and teacher, then one per saved snapshot
-        self._validate_env_states(env, len(self.vec.opponents) - len(self.pool_pids) + len(data["pool"]))
+        # the players the pool rebuilt below will have: bots and teacher, then one per saved snapshot (and,
+        # in checkpoints that save the env's opponent table, the replaced snapshots still playing)
+        table = json.loads(data["opponents_json"]) if "opponents_json" in data else None
+        self._validate_env_states(env, len(table["players"]) if table is not None
+                                  else len(self.vec.opponents) - len(self.pool_pids) + len(data["pool"]))
         self.net.load_state_dict(data["policy"]["state_dict"])
         self.opt.load_state_dict(data["optimizer"])
         self.iteration, self.steps, self.decisions, self.episodes, self.pool_next = data["counters"]
@@ -305,6 +349,11 @@ class CheckpointMixin:
             else:
                 self.pool_pids.append(self.vec.add_opponent(pol))
             self.pool_states.append((state, seed))
+        if table is not None:
+            self._load_players(table, data["snaps"], env["seat_player"], data["opponent_stats_json"])
+        else:  # a checkpoint of an older version: one player per opponent, the pool's snapshots
+            self.snaps = {self.vec.opponent_ids[p]: st for p, st in zip(self.pool_pids, self.pool_states)}
+            self.opp_kind.update({i: self.kinds.index("self") for i in self.snaps})
         self.window = json.loads(data["window_json"])
         self.eval_history = json.loads(data["eval_json"])
         # (checkpoints of older versions kept wall-clock times in the pretraining log)

@@ -49,6 +49,11 @@ class RolloutMixin:
         self.pool_pids: list = []
         self.pool_states: list = []
         self.pool_next = 0
+        # opponent id (the env's ``opponent_ids``, named by ``info["opponent_id"]`` of finished episodes)
+        # -> index into ``kinds``; the bots' and teacher's ids are their indices (never replaced)
+        self.opp_kind = {pid: self.kinds.index(k) for k, pid in self.bot_pid.items()}
+        self.snaps: dict = {}  # opponent id -> (weights, seed) of every snapshot still playing
+        self.opponent_stats: dict = {}  # opponent id -> [episodes, score]: finished episodes against it
         if "self" in self.kinds:
             self._snapshot()
         self.vec = CardGameVectorEnv(self.game, self.n, opponent=opponents, seat="random",
@@ -74,7 +79,8 @@ class RolloutMixin:
 
     def _snapshot(self, slot: int | None = None):
         """Copy the current policy into the pool: a new entry while the pool is not full, else over the
-        oldest entry (or over entry ``slot``)."""
+        oldest entry (or over entry ``slot``). A replaced entry plays on in the games it started (the
+        env's `set_opponent` takes effect at each game's next episode)."""
         seed = int(self.rng.integers(2**62))
         pol = self._policy_copy(seed)
         state = {k: v.clone() for k, v in self.net.state_dict().items()}
@@ -82,15 +88,22 @@ class RolloutMixin:
             if self.vec is None:
                 self._pending.append(pol)
                 self.pool_pids.append(len(self._pending) - 1)
+                oid = self.pool_pids[-1]  # the env's first opponents have ids 0, 1, ...
             else:
                 self.pool_pids.append(self.vec.add_opponent(pol))
+                oid = self.vec.opponent_ids[self.pool_pids[-1]]
             self.pool_states.append((state, seed))
-            return
-        if slot is None:
-            slot = self.pool_next % self.cfg.pool_size
-            self.pool_next += 1
-        self.vec.set_opponent(self.pool_pids[slot], pol)
-        self.pool_states[slot] = (state, seed)
+        else:
+            if slot is None:
+                slot = self.pool_next % self.cfg.pool_size
+                self.pool_next += 1
+            oid = self.vec.set_opponent(self.pool_pids[slot], pol)
+            self.pool_states[slot] = (state, seed)
+        self.snaps[oid] = (state, seed)
+        self.opp_kind[oid] = self.kinds.index("self")
+        if self.vec is not None:  # forget the snapshots no game plays any more
+            alive = set(self.vec._opponent_table()["pid_id"])
+            self.snaps = {i: v for i, v in self.snaps.items() if i in alive}
 
     # ------------------------------------------------------------ episodes
     def _draw(self, idx):
@@ -114,9 +127,11 @@ class RolloutMixin:
         self.ep_ret[:] = 0
         self.ep_len[:] = 0
 
-    def _episode_end(self, idx, rewards, seats, kinds):
-        """Outcome bookkeeping and the win bonus for games ``idx`` that just finished (``seats`` and
-        ``kinds``: the learner seats and opponent kinds of the finished episodes)."""
+    def _episode_end(self, idx, rewards, seats, opponent_ids):
+        """Outcome bookkeeping and the win bonus for games ``idx`` that just finished (``seats``: the
+        learner seats of the finished episodes; ``opponent_ids``: the env's ``info["opponent_id"]``, the
+        opponent each was played against). The outcomes go to the window of the opponent's kind and to
+        ``opponent_stats`` (episodes and score per opponent id, e.g. per snapshot of the pool)."""
         cfg = self.cfg
         ret = self.ep_ret[idx, : self.np]
         me = ret[np.arange(idx.size), seats[idx]]
@@ -127,8 +142,12 @@ class RolloutMixin:
             bonus = np.where(score == 1.0, 1.0, np.where(score == 0.0, -1.0, 0.0)) * cfg.win_bonus
             rewards[idx] += bonus.astype(np.float32)
         for j, i in enumerate(idx):
-            w = self.window[self.kinds[kinds[i]]]
+            oid = int(opponent_ids[i])
+            w = self.window[self.kinds[self.opp_kind[oid]]]
             w.append(float(score[j]))
+            st = self.opponent_stats.setdefault(oid, [0, 0.0])
+            st[0] += 1
+            st[1] += float(score[j])
             if len(w) > 2000:
                 del w[: len(w) - 2000]
         self.episodes += idx.size
@@ -170,9 +189,9 @@ class RolloutMixin:
                     logp = logp_all.gather(1, a[:, None]).squeeze(-1)
                 acts = a.numpy()
                 act_b[t], logp_b[t], val_b[t] = acts, logp.numpy(), v.numpy()
-            # the episodes that end in this step restart inside it (`_draw`): keep what they were
-            seats, kinds = self.seats.copy(), self.env_kind.copy()
-            self.obs, _, term, trunc, _ = vec.step(acts)
+            # the episodes that end in this step restart inside it (`_draw`): keep the learner's seats
+            seats = self.seats.copy()
+            self.obs, _, term, trunc, info = vec.step(acts)
             r_all = vec.seat_rewards[:, : self.np].astype(np.float64)
             self.ep_ret[:, : self.np] += r_all
             self.ep_len += 1
@@ -183,7 +202,7 @@ class RolloutMixin:
             done = term | trunc
             if done.any():
                 idx = np.flatnonzero(done)
-                self._episode_end(idx, r, seats, kinds)
+                self._episode_end(idx, r, seats, info["opponent_id"])
                 self.ep_ret[idx] = 0
                 self.ep_len[idx] = 0
             rew_b[t], done_b[t] = r, done

@@ -40,28 +40,61 @@ MASK_KEY = "action_mask"
 SELF = "self"
 
 
+def _random_legal(rng, masks):
+    # uniformly random legal actions (an all-zero row gives action 0, which the env never asks for)
+    u = rng.random(masks.shape) * (masks > 0)
+    return u.argmax(axis=1).astype(np.int64)
+
+
 class PolicySlot:
-    """An opponent whose policy is set later (``slot.policy = p``, with ``p.act(obs, masks) -> actions``);
-    until then it plays uniformly random legal actions. ``updates`` counts the policies set."""
+    """An opponent whose policy is set later (``slot.set_policy(p)``, with ``p.act(obs, masks) ->
+    actions``); until then it plays uniformly random legal actions. ``updates`` counts the policies set.
+
+    In an `RLlibVectorEnv`, a new policy takes effect at each game's next episode: games in progress
+    finish against the policy they started with (the env plays a `SlotPlayer` of the slot's policy of
+    the moment, replaced through ``set_opponent``). So set a *new* frozen copy at each refresh rather
+    than changing the weights of the policy already set (that would change games in progress).
+    ``slot.act`` itself always plays the policy of the moment."""
 
     def __init__(self, seed: int = 0):
         self.policy = None
         self.updates = 0
         self._rng = np.random.default_rng(seed)
+        self._envs: list = []  # the vector envs (one block each) that play this slot
 
     def set_policy(self, policy) -> None:
         if not hasattr(policy, "act"):
             raise TypeError(f"a PolicySlot policy needs act(obs, masks) -> actions, got {policy!r}")
         self.policy = policy
         self.updates += 1
+        for env in self._envs:
+            env.set_opponent(0, SlotPlayer(self, policy))
 
     def act(self, obs, masks):
         masks = np.asarray(masks)
         if self.policy is not None:
             return np.asarray(self.policy.act(obs, masks), np.int64)
-        # uniformly random legal actions (an all-zero row gives action 0, which the env never asks for)
-        u = self._rng.random(masks.shape) * (masks > 0)
-        return u.argmax(axis=1).astype(np.int64)
+        return _random_legal(self._rng, masks)
+
+    def __call__(self, obs, mask):
+        return int(self.act(np.asarray(obs)[None], np.asarray(mask)[None])[0])
+
+    def __getstate__(self):
+        return {**self.__dict__, "_envs": []}  # a copy of a slot is not wired to the original's envs
+
+
+class SlotPlayer:
+    """What an `RLlibVectorEnv` block plays for a `PolicySlot`: the slot's policy at one moment (``None``:
+    random legal actions from the slot's generator)."""
+
+    def __init__(self, slot: PolicySlot, policy):
+        self.slot, self.policy = slot, policy
+
+    def act(self, obs, masks):
+        masks = np.asarray(masks)
+        if self.policy is not None:
+            return np.asarray(self.policy.act(obs, masks), np.int64)
+        return _random_legal(self.slot._rng, masks)
 
     def __call__(self, obs, mask):
         return int(self.act(np.asarray(obs)[None], np.asarray(mask)[None])[0])
@@ -112,9 +145,13 @@ class RLlibVectorEnv(VectorEnv):
                 self.policy_slots.append(opponents[k])
         self.envs = [
             gymnasium.make_vec(gym_id, num_envs=size, vectorization_mode="vector_entry_point",
-                               opponent=opp, copy=False, **kwargs)
+                               opponent=[SlotPlayer(opp, opp.policy)] if isinstance(opp, PolicySlot) else opp,
+                               copy=False, **kwargs)
             for size, opp in zip(sizes, opponents)
         ]
+        for env, opp in zip(self.envs, opponents):
+            if isinstance(opp, PolicySlot):  # its new policies reach this block at each game's next episode
+                opp._envs.append(env.unwrapped)
         self.opponents = opponents
         self._bounds = np.cumsum([0] + sizes)
         self.keep_info = bool(keep_info)
