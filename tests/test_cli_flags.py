@@ -36,6 +36,7 @@ REFUSE = {
              "--seed": ["-1", "99999999999999999999999", "1.5"],
              "--record": ["", " "], "--record-games": ["0", "-1", "x"]},
     "rules": {"--width": ["0", "-1", "x", "100000"]},
+    "warmup": {"--jobs": ["0", "-1", "x", "1.5", "100000"]},
     "replay": {"--seat": ["-1", "x"], "--gif": ["", " "], "--fps": ["0", "-1", "nan", "inf", "61"]},
     "serve": {"--port": ["0", "-1", "65536", "x"], "--host": ["", " "], "--model": ["", " "],
               "--record": ["", "no/such/record.jsonl"], "--max-games": ["0", "-1", "100000"],
@@ -95,7 +96,7 @@ def _commands():
                         rules if cmd != "rules" else set()))
         out.append(("train", game, lambda extra, game=game: config_from_args([game, *extra]),
                     _flags(train_parser()), rule_flags(cardgym.GAMES) - {"--num-players", "--reward"}))
-    for cmd, argv0 in (("replay", ["replay", str(ROOT / "README.md")]), ("serve", ["serve"])):
+    for cmd, argv0 in (("replay", ["replay", str(ROOT / "README.md")]), ("serve", ["serve"]), ("warmup", ["warmup"])):
         sub = cli.build_parser([cmd])._subparsers._group_actions[0].choices[cmd]
         out.append((cmd, None, lambda extra, argv0=argv0: cli.parse(argv0 + extra), _flags(sub), set()))
     out.append(("bench", None, lambda extra: BENCH.parse(extra), _flags(BENCH.build_parser()), set()))
