@@ -18,6 +18,13 @@ the vector env, ``cardgym play``'s calls (the raw AEC env against ``expert``) an
 another opponent (``cardgym.eval.match``), then all of them once more. For each it prints the CPU
 seconds and the compiled entry points (numba cache misses, by binding), so a kernel compiled twice under
 two bindings shows up by name. ``python benchmarks/cold_start.py --surfaces --games skyjo``.
+
+``--readme`` runs each Python snippet of the README's "Examples" (the AEC loop, the Gymnasium env, the
+vector env) as it is written, each in a fresh process over its OWN empty ``NUMBA_CACHE_DIR`` (what a new
+user who pastes only that snippet pays), then once more over the filled cache. It reports the CPU
+seconds of the whole process (interpreter, imports, compiles: ``getrusage`` of the child) and whether
+anything compiled (the "cardgym: compiling" notice). ``--readme`` with the default mode: both tables.
+``python benchmarks/cold_start.py --readme --out cold_start.json``.
 """
 
 from __future__ import annotations
@@ -25,6 +32,8 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
+import resource
 import shutil
 import subprocess
 import sys
@@ -33,6 +42,7 @@ import time
 from pathlib import Path
 
 SRC = Path(__file__).resolve().parents[1] / "src"
+README = Path(__file__).resolve().parents[1] / "README.md"
 GAMES = ["skyjo", "skipbo", "skipbo_junior"]
 
 CHILD = r"""
@@ -179,6 +189,52 @@ def measure(game: str, num_envs: int, src_tree: Path = SRC) -> dict:
     return {"cold": cold, "warm": warm, "warm_aec_only": warm_aec}
 
 
+def readme_snippets(readme: Path = README) -> list:
+    """``(title, code)`` of every ```python block of the README, titled by the line that introduces it."""
+    text = readme.read_text()
+    out = []
+    for m in re.finditer(r"^```python\n(.*?)^```", text, re.S | re.M):
+        before = [x for x in text[: m.start()].splitlines() if x.strip()]
+        out.append((before[-1].split("(")[0].split(",")[0].rstrip(": ") if before else "snippet", m.group(1)))
+    return out
+
+
+def run_snippet(src: Path, cache: Path, code: str) -> dict:
+    """One snippet in a fresh process: the process's CPU seconds (user + system, from ``getrusage``),
+    its wall time, and whether a cardgym kernel compiled."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = str(src)
+    env["NUMBA_CACHE_DIR"] = str(cache)
+    env.pop("NUMBA_DISABLE_JIT", None)
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
+    proc = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=False)
+    wall = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if proc.returncode != 0:
+        raise RuntimeError(f"snippet failed:\n{code}\n{proc.stderr[-3000:]}")
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return {"cpu": cpu, "wall": wall, "compiled": "cardgym: compiling" in proc.stderr}
+
+
+def measure_readme(src_tree: Path = SRC, readme: Path = README) -> dict:
+    """Each README snippet over its own empty cache (cold), then again over that filled cache (warm)."""
+    out = {}
+    print("README snippets, each in a fresh process over its own empty NUMBA_CACHE_DIR, then again warm:")
+    print(f"{'snippet':<48}{'cold CPU s':>11}{'wall s':>8}{'warm CPU s':>11}{'compiled warm':>15}")
+    with tempfile.TemporaryDirectory(prefix="cardgym-readme-") as tmp:
+        src = Path(tmp) / "src"
+        shutil.copytree(src_tree, src, ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
+        for k, (title, code) in enumerate(readme_snippets(readme)):
+            cache = Path(tmp) / f"numba-cache-{k}"
+            cold = run_snippet(src, cache, code)
+            warm = run_snippet(src, cache, code)
+            out[title] = {"cold": cold, "warm": warm}
+            print(f"{title[:47]:<48}{cold['cpu']:11.1f}{cold['wall']:8.1f}{warm['cpu']:11.1f}"
+                  f"{'yes' if warm['compiled'] else 'no':>15}", flush=True)
+    return out
+
+
 def _pair(x: dict, key: str) -> str:
     return f"{x[key]:.2f}/{x['cpu_' + key]:.2f}"
 
@@ -189,6 +245,7 @@ def main(argv=None) -> dict:
     ap.add_argument("--num-envs", type=int, default=16, help="vector env size (>= 256 uses the parallel step)")
     ap.add_argument("--out", default="cold_start.json")
     ap.add_argument("--src", default=str(SRC), help="the source tree to copy and measure (default: this checkout's)")
+    ap.add_argument("--readme", action="store_true", help="also time each README snippet, cold and warm")
     ap.add_argument("--surfaces", action="store_true",
                     help="what each surface compiles after the quickstart, over one cold cache")
     args = ap.parse_args(argv)
@@ -214,6 +271,8 @@ def main(argv=None) -> dict:
         print(f"{game:<15}{'warm*':<6}{_pair(x, 'import'):>13}{_pair(x, 'aec_first_step'):>15}{'':>15}"
               f"{x['process']:9.2f}  (* import + first AEC step only)")
         sys.stdout.flush()
+    if args.readme:
+        results["readme"] = measure_readme(Path(args.src))
     Path(args.out).write_text(json.dumps(results, indent=2))
     print(f"wrote {args.out}")
     return results

@@ -6,6 +6,7 @@ game is one folder, so a copied folder is the first thing a third party writes).
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -184,7 +185,7 @@ def test_a_plugin_folder_gets_its_own_stamp(tmp_path):
         return  # the suite runs under NUMBA_CACHE_DIR: the folder logic is that of cardgym's own cache
     assert not stale.exists(), "a new stamp drops the cached kernels"
     stamp = cache.stamp_file(kind, folder, pkg.resolve())
-    first = stamp.read_text()
+    first = json.loads(stamp.read_text())["stamp"]
     assert first == cache.sources_stamp(pkg.resolve()) != cache.sources_stamp(cache.ROOT)
     stale.write_bytes(b"x")
     assert not cache.refresh(pkg.resolve(), stamp, cache.cache_folders(kind, folder, pkg.resolve()))

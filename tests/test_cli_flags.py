@@ -46,6 +46,7 @@ REFUSE = {
                "--record": ["", " "], **LLM_REFUSE},
     "mcp": {"--max-games": ["0", "-1", "100000"], "--expire": ["0", "-1", "nan", "inf"]},
     "rules": {"--width": ["0", "-1", "x", "100000"]},
+    "warmup": {"--jobs": ["0", "-1", "x", "1.5", "100000"]},
     "replay": {"--seat": ["-1", "x"], "--gif": ["", " "], "--fps": ["0", "-1", "nan", "inf", "61"]},
     "serve": {"--port": ["0", "-1", "65536", "x"], "--host": ["", " "], "--model": ["", " "],
               "--record": ["", "no/such/record.jsonl"], "--max-games": ["0", "-1", "100000"],
@@ -109,7 +110,7 @@ def _commands():
         sub = parser._subparsers._group_actions[0].choices["ladder"]
         out.append(("ladder", game, lambda extra, game=game: cli.parse(["ladder", game, "--player", "random", *extra]),
                     _flags(sub), set()))
-    for cmd, argv0 in (("replay", ["replay", str(ROOT / "README.md")]), ("serve", ["serve"]), ("mcp", ["mcp"])):
+    for cmd, argv0 in (("replay", ["replay", str(ROOT / "README.md")]), ("serve", ["serve"]), ("mcp", ["mcp"]), ("warmup", ["warmup"])):
         sub = cli.build_parser([cmd])._subparsers._group_actions[0].choices[cmd]
         out.append((cmd, None, lambda extra, argv0=argv0: cli.parse(argv0 + extra), _flags(sub), set()))
     out.append(("bench", None, lambda extra: BENCH.parse(extra), _flags(BENCH.build_parser()), set()))

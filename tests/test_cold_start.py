@@ -18,6 +18,7 @@ from cardgym.core import cache
 
 REPO = Path(__file__).resolve().parents[1]
 SRC = REPO / "src"
+GAMES_SRC = REPO / "tests" / "games" / "crazy_eights"
 NOTICE = "cardgym: compiling"
 
 
@@ -112,31 +113,140 @@ def test_user_cache_dir_follows_xdg_without_platformdirs(tmp_path, monkeypatch):
 def test_refresh_drops_stale_kernels_in_a_user_cache_folder(tmp_path):
     root = _fake_package(tmp_path)
     folder = tmp_path / "usercache"
-    folders = cache.cache_folders("user", folder, root)
-    assert len(folders) == 2 and all(f.parent == folder for f in folders)  # one per source folder
     stamp = cache.stamp_file("user", folder, root)
-    assert cache.refresh(root, stamp, folders)  # first time: no stamp yet
+    assert cache.refresh(root, choice=("user", folder))  # first time: no stamp yet
+    folders = cache.cache_folders("user", folder, root)
+    tree = folder / cache.tree_name(root, cache.sources_stamp(root))
+    assert sorted(f.name for f in folders) == ["games", "pkg"] and all(f.parent == tree for f in folders)
     for f in folders:
         f.mkdir(parents=True)
         (f / "a.f-1.py311.nbi").write_bytes(b"x")
         (f / "a.f-1.py311.1.nbc").write_bytes(b"x")
     (folder / "other_project_kernel.nbi").write_bytes(b"keep")
-    assert not cache.refresh(root, stamp, folders)  # sources unchanged: kept
+    assert not cache.refresh(root, choice=("user", folder))  # sources unchanged: kept
     assert all(len(list(f.iterdir())) == 2 for f in folders)
+    # new modification times, same content (a copy, a reinstall): kept, and the new times remembered
+    for path in root.rglob("*.py"):
+        os.utime(path, ns=(10**18, 10**18))
+    assert not cache.refresh(root, choice=("user", folder))
+    assert all(len(list(f.iterdir())) == 2 for f in folders)
+    assert json.loads(stamp.read_text())["files"]["1:a.py"][1] == 10**18  # 1: the package (0: cardgym, whose kernels it calls)
+    (root / "plain.py").write_text("x = 2\n")  # no kernels: cannot make the cache stale
+    assert not cache.refresh(root, choice=("user", folder))
     (root / "games" / "b.py").write_text("from numba import njit\n# changed\n")
-    assert cache.refresh(root, stamp, folders)
-    assert all(not list(f.iterdir()) for f in folders)
+    assert cache.refresh(root, choice=("user", folder))
+    assert not tree.exists()  # the old content's folder is gone
     assert (folder / "other_project_kernel.nbi").exists()  # not ours: left alone
+    assert cache.cache_folders("user", folder, root)[0].parent.name == cache.tree_name(root, cache.sources_stamp(root))
 
 
-def test_cache_folders_match_numbas_locator(tmp_path):
-    from numba.core.caching import UserProvidedCacheLocator
+def test_the_stamp_is_the_content_and_files_are_read_once(tmp_path, monkeypatch):
+    root = _fake_package(tmp_path)
+    first = cache.sources_stamp(root)
+    copy = tmp_path / "elsewhere" / "pkg"
+    shutil.copytree(root, copy)  # new path, new times
+    for path in copy.rglob("*.py"):
+        os.utime(path, ns=(1, 1))
+    assert cache.sources_stamp(copy) == first
+    (copy / "a.py").write_text("from numba import njit\n#\n")
+    assert cache.sources_stamp(copy) != first
+    # a file whose size and times are those seen before is not read again
+    reads = []
+    real = Path.read_bytes
+    monkeypatch.setattr(Path, "read_bytes", lambda self: reads.append(self.name) or real(self))
+    cache.sources_stamp(copy)
+    assert reads == []
+    cache._DIGESTS.clear()  # a new process: the memo saved with the stamp answers instead
+    stamp = tmp_path / "s.stamp"
+    cache.refresh(copy, stamp, [], choice=("user", tmp_path))
+    reads.clear()
+    cache._DIGESTS.clear()
+    assert not cache.refresh(copy, stamp, [], choice=("user", tmp_path))
+    assert reads == []
 
+
+def test_cache_folders_match_the_locator(tmp_path, monkeypatch):
+    """The folder `cache_folders` names for a kernel file is the one cardgym's numba locator caches it in:
+    laid out by the package's content, not by its path."""
     folder = tmp_path / "nb"
-    (got,) = [f for f in cache.cache_folders("NUMBA_CACHE_DIR", folder) if f.name.startswith("core_")]
-    path = str(cache.ROOT / "core" / "rng.py")
-    want = os.path.join(str(folder), UserProvidedCacheLocator.get_suitable_cache_subpath(path))
-    assert str(got) == want
+    monkeypatch.setattr(cache, "_numba_cache_dir", lambda: str(folder))
+    monkeypatch.setitem(cache._FALLBACKS, cache.ROOT, ("NUMBA_CACHE_DIR", folder))
+    (got,) = [f for f in cache.cache_folders("NUMBA_CACHE_DIR", folder) if f.name == "core"]
+    from cardgym.core.rng import splitmix64
+
+    locator = cache._make_locator().from_function(splitmix64.py_func, str(cache.ROOT / "core" / "rng.py"))
+    assert locator is not None and locator.get_cache_path() == str(got)
+    assert got.parent.name == cache.tree_name(cache.ROOT, cache.sources_stamp())
+    elsewhere = tmp_path / "other.py"
+    elsewhere.write_text("x = 1\n")
+    assert cache._make_locator().from_function(splitmix64.py_func, str(elsewhere)) is None  # not ours
+
+
+# ------------------------------------------------------------------- a copied tree keeps its kernels
+COPY_STEP = (
+    "import sys, numpy as np, cardgym\n"
+    "from cardgym.core.rng import splitmix64\n"
+    "print(int(splitmix64(np.uint64(12345))))\n"
+    "if sys.argv[1:]:\n"
+    "    e = cardgym.crazy_eights_v0.env(); e.reset(seed=3)\n"
+    "    for _ in range(6):\n"
+    "        e.step(int(np.flatnonzero(e.observe(e.agent_selection)['action_mask'])[-1]))\n"
+    "    print(e.unwrapped.state().tolist())\n"
+)
+
+
+def _copy_tree(src: Path, dst: Path, keep_cache: bool) -> Path:
+    """A copy of ``src`` at ``dst`` whose files all have new modification times (a Docker ``COPY``, a
+    reinstall, a CI checkout)."""
+    shutil.copytree(src, dst, ignore=None if keep_cache else shutil.ignore_patterns("__pycache__", "*.egg-info"))
+    for path in dst.rglob("*"):
+        os.utime(path, ns=(946684800 * 10**9, 946684800 * 10**9))
+    return dst
+
+
+def _edit_a_game_kernel(src: Path) -> None:
+    """A change in a kernel file that the checked kernel (``core/rng.py``'s ``splitmix64``) does not live
+    in: numba alone would not see it; cardgym's content stamp does."""
+    kernels = src / "cardgym" / "games" / "skyjo" / "kernels.py"
+    kernels.write_text(kernels.read_text() + "\n# edited\n")
+
+
+def test_a_copied_tree_loads_its_kernels_without_compiling(tmp_path):
+    """A copy of the package (and of a game registered from outside) at another path, with new
+    modification times, over the same ``NUMBA_CACHE_DIR``: nothing compiles. A changed kernel file
+    compiles again."""
+    games = GAMES_SRC.parent
+    a = _copy_tree(SRC, tmp_path / "a" / "src", keep_cache=False)
+    ga = _copy_tree(games / "crazy_eights", tmp_path / "a" / "games" / "crazy_eights", keep_cache=False)
+    nb = {"NUMBA_CACHE_DIR": str(tmp_path / "nbcache")}
+    cmd = COPY_STEP.replace("sys.argv[1:]", "True")
+    first = _run(cmd, {**nb, "CARDGYM_GAMES": str(ga.parent)}, pythonpath=a)
+    assert first.returncode == 0 and NOTICE in first.stderr, first.stderr[-3000:]
+    b = _copy_tree(a, tmp_path / "b" / "src", keep_cache=True)
+    gb = _copy_tree(ga, tmp_path / "b" / "games" / "crazy_eights", keep_cache=True)
+    again = _run(cmd, {**nb, "CARDGYM_GAMES": str(gb.parent)}, pythonpath=b)
+    assert again.returncode == 0, again.stderr[-3000:]
+    assert NOTICE not in again.stderr, again.stderr[-3000:]
+    assert again.stdout == first.stdout
+    _edit_a_game_kernel(b)
+    edited = _run(COPY_STEP, nb, pythonpath=b)
+    assert edited.returncode == 0 and NOTICE in edited.stderr, edited.stderr[-3000:]
+    assert edited.stdout.split()[0] == first.stdout.split()[0]
+
+
+def test_a_copied_tree_keeps_its_in_tree_cache(tmp_path):
+    """The same for the cache in the package's own ``__pycache__`` folders, copied with the package."""
+    c = _copy_tree(SRC, tmp_path / "c" / "src", keep_cache=False)
+    first = _run(COPY_STEP, {}, pythonpath=c)
+    assert first.returncode == 0 and NOTICE in first.stderr, first.stderr[-3000:]
+    d = _copy_tree(c, tmp_path / "d" / "src", keep_cache=True)
+    again = _run(COPY_STEP, {}, pythonpath=d)
+    assert again.returncode == 0 and NOTICE not in again.stderr, again.stderr[-3000:]
+    assert again.stdout == first.stdout
+    _edit_a_game_kernel(d)
+    edited = _run(COPY_STEP, {}, pythonpath=d)
+    assert edited.returncode == 0 and NOTICE in edited.stderr, edited.stderr[-3000:]
+    assert edited.stdout == first.stdout
 
 
 # ---------------------------------------------------------------------------------- read-only install

@@ -27,6 +27,7 @@ USAGE = """commands:
   cardgym ladder GAME --player SPEC [--deals N] [--json] [--record DIR] [--llm-... OPTIONS]
   cardgym mcp [--max-games N] [--expire S]
   cardgym new-game NAME [--dir DIR]
+  cardgym warmup [GAME ...] [--jobs N] [--no-progress]
 
 Text players: in --bots and --player, llm is a language model on an OpenAI-compatible server
 (--llm-base-url, --llm-model), text:FILE.py:NAME a Python function prompt -> answer.
@@ -180,6 +181,15 @@ def check_rules_cmd(args, extra):
         args.parser.error(f"unexpected argument {extra[0]!r}")
 
 
+def check_warmup(args, extra):
+    """``cardgym warmup``: known games, nothing else on the line."""
+    check_rules_cmd(args, extra)
+    unknown = [g for g in args.games if g not in cardgym.GAMES]
+    if unknown:
+        args.parser.error(f"argument GAME: unknown game(s) {', '.join(map(repr, unknown))}; games: "
+                          f"{', '.join(sorted(cardgym.GAMES))}")
+
+
 def _table(rows: list, header: list, right=()) -> str:
     """Rows of strings as a text table, each column as wide as its widest cell."""
     widths = [max(len(str(x)) for x in col) for col in zip(header, *rows)]
@@ -320,7 +330,7 @@ def build_parser(argv=()) -> argparse.ArgumentParser:
     ap = Parser(prog="cardgym", description="cardgym: card-game RL environments",
                                  formatter_class=HelpFormatter, epilog=USAGE)
     sub = ap.add_subparsers(dest="command", required=True,
-                            metavar="{play,eval,rules,bench,train,replay,serve,ladder,mcp,new-game}")
+                            metavar="{play,eval,rules,bench,train,replay,serve,ladder,mcp,new-game,warmup}")
     games = sorted(cardgym.GAMES)
     name = _game_in(argv)
     game = cardgym.get_game(name) if name else None
@@ -437,6 +447,17 @@ def build_parser(argv=()) -> argparse.ArgumentParser:
     n.add_argument("--dir", type=text("a folder"), default=None,
                    help="where to write it (default ./cardgym-NAME; must be new or empty)")
     n.set_defaults(func=cmd_new_game)
+
+    m = command("warmup", check=check_warmup, help="compile every kernel ahead of first use (e.g. while building a container image)",
+                description=(
+        "Compile every kernel the envs, bots, evaluation, terminal game, web table and trainer use, one\n"
+        "game per process, into the kernel cache (NUMBA_CACHE_DIR when set). Afterwards none of them\n"
+        "compiles on first use, and a copy of the package with that cache loads without compiling."))
+    m.add_argument("games", nargs="*", metavar="GAME", help=f"the games to warm (default: every game; {', '.join(games)})")
+    m.add_argument("--jobs", type=integer(1, MAX_JOBS), default=None,
+                   help="processes compiling at once (default: the number of cores, at most one per game)")
+    m.add_argument("--no-progress", action="store_true", help="no progress bar (the closing line still prints)")
+    m.set_defaults(func=cmd_warmup)
     return ap
 
 
@@ -481,6 +502,16 @@ def cmd_mcp(args, extra):
         serve_stdio(max_games=args.max_games, expire=args.expire)
     except ImportError as exc:
         raise SystemExit(f"cardgym mcp: {exc}") from None
+
+
+#: most ``cardgym warmup`` processes at once
+MAX_JOBS = 256
+
+
+def cmd_warmup(args, extra):
+    from .warmup import warm
+
+    warm(args.games or None, jobs=args.jobs, progress=not args.no_progress)
 
 
 def cmd_replay(args, extra):

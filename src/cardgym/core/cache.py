@@ -12,19 +12,28 @@ Where (first that applies):
 4. a folder in the temporary directory (``cardgym-cache-<uid>``) when even that is not writable
    (no writable home): the cache then lasts as long as the temporary directory.
 
-Cases 3 and 4 are served by a numba cache locator (`CardgymCacheLocator`) that answers only for the
-source files of cardgym and of its registered games; other numba users in the process keep numba's
-defaults.
+Layout: in case 2 numba's own in-tree layout (``__pycache__`` beside each source file). In cases 1, 3
+and 4 cardgym's kernels (and those of its registered games) are laid out by *content*, not by path:
+``<folder>/<package>-<stamp>/<subpackage>/``, where ``<stamp>`` is the first 16 hex digits of the
+package's content stamp (below), by a numba cache locator (`CardgymCacheLocator`) that answers only for
+the source files of cardgym and of its registered games (other numba users in the process keep numba's
+defaults, which name a folder by the sha1 of its absolute path). So a content-identical copy of the
+package anywhere (a Docker ``COPY``, a reinstall of the same version, a CI checkout at another path)
+finds the kernels a previous install compiled into the same ``NUMBA_CACHE_DIR``.
 
-Staleness: numba invalidates a cached function when *its own* file changes, not when a function it
-calls from another file does (a documented limitation). cardgym's kernels call across files (games ->
-shared helpers -> rng; ``core/bound.py`` -> every game), so on import we compare a stamp of every
-source file with kernels (path, size, mtime) with the one saved beside the cache, and drop cardgym's
-cached kernels when they differ, in whichever folder above is used. Every game package registered from
-outside cardgym (an entry point, ``CARDGYM_GAMES``, ``registry.add``) is stamped the same way when it
-is registered (`watch`), its stamp covering its own kernel files and cardgym's (its kernels call
-cardgym's). The templates bound once per game (``core/bound.py``, the search loop) cache in cardgym's
-folders, so their cache entries are named by the game *and* a hash of its package's sources
+Staleness: numba invalidates a cached function when *its own* file's content changes, not when a
+function it calls from another file does (a documented limitation). cardgym's kernels call across
+files (games -> shared helpers -> rng; ``core/bound.py`` -> every game), so on import we compare a stamp
+of every source file with kernels (its path inside the package and the sha256 of its content) with the
+one saved beside the cache, and drop cardgym's cached kernels when they differ, in whichever folder
+above is used (in cases 1, 3 and 4 a changed stamp also names a new folder: the old one is removed).
+Modification times play no part: a copy that changes them keeps the cache. Reading every source on
+every import is avoided by a memo saved with the stamp: a file whose (size, mtime, ctime) are those
+recorded is not read again (a copy or an edit changes its ctime, so it is hashed again). Every game
+package registered from outside cardgym (an entry point, ``CARDGYM_GAMES``, ``registry.add``) is stamped
+the same way when it is registered (`watch`), its stamp covering its own kernel files and cardgym's (its
+kernels call cardgym's). The templates bound once per game (``core/bound.py``, the search loop) cache in
+cardgym's folders, so their cache entries are named by the game *and* a hash of its package's sources
 (`source_tag`): an edited game gets new entries, never the old machine code.
 
 Damage: an entry numba cannot read (a zero-length, truncated or garbled ``.nbi`` or ``.nbc`` file) is
@@ -37,6 +46,7 @@ when a cardgym kernel actually compiles (a cache miss; loading from the cache pr
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import sys
 import tempfile
@@ -48,16 +58,59 @@ ROOT = Path(__file__).resolve().parents[1]
 STAMP = ROOT / "__pycache__" / "numba-sources.stamp"
 
 
-def sources_stamp(root: Path = ROOT) -> str:
-    """A stamp of every source file that holds compiled kernels (the others cannot make a cache stale),
-    under ``root`` and, for a game package outside cardgym, under cardgym's own folder too."""
+#: (path, size, mtime_ns, ctime_ns) -> (holds kernels, sha256 hex of the content): each file is read
+#: at most once per process while it stays unchanged
+_DIGESTS: dict = {}
+#: package root -> its current content stamp, as the last `refresh` found it
+_STAMPS: dict = {}
+
+
+def _digest(path: Path, memo: dict | None = None, key: str | None = None, out: dict | None = None) -> tuple:
+    """``(holds kernels, sha256 hex)`` of one source file, read only when neither this process nor the
+    saved memo ``memo[key]`` (``[size, mtime_ns, ctime_ns, kernels, sha]``) knows it at its current
+    (size, mtime, ctime); the entry goes into ``out[key]``."""
+    st = path.stat()
+    sig = [st.st_size, st.st_mtime_ns, st.st_ctime_ns]
+    d = _DIGESTS.get((str(path), *sig))
+    if d is None:
+        seen = memo.get(key) if memo and key else None
+        if isinstance(seen, list) and len(seen) == 5 and seen[:3] == sig:
+            d = (bool(seen[3]), str(seen[4]))
+        else:
+            data = path.read_bytes()
+            d = (b"njit" in data, hashlib.sha256(data).hexdigest())
+        _DIGESTS[(str(path), *sig)] = d
+    if out is not None and key:
+        out[key] = [*sig, *d]
+    return d
+
+
+def _roots(root: Path) -> list:
+    return [root] if Path(root).resolve() == ROOT else [ROOT, root]
+
+
+def _scan(root: Path, memo: dict | None = None) -> tuple:
+    """``(stamp, memo)``: the content stamp of the package at ``root`` (see `sources_stamp`) and the memo
+    to save with it."""
     h = hashlib.sha256()
-    roots = [root] if Path(root).resolve() == ROOT else [ROOT, root]
-    for base in roots:
-        for path in _kernel_files(base):
-            st = path.stat()
-            h.update(f"{base.name}/{path.relative_to(base)}:{st.st_size}:{st.st_mtime_ns}\n".encode())
-    return h.hexdigest()
+    out: dict = {}
+    for k, base in enumerate(_roots(root)):
+        for path in sorted(base.rglob("*.py")):
+            if "__pycache__" in path.parts:
+                continue
+            rel = path.relative_to(base).as_posix()
+            kernels, sha = _digest(path, memo, f"{k}:{rel}", out)
+            if kernels:
+                h.update(f"{base.name}/{rel}:{sha}\n".encode())
+    return h.hexdigest(), out
+
+
+def sources_stamp(root: Path = ROOT) -> str:
+    """A stamp of the content of every source file that holds compiled kernels (the others cannot make a
+    cache stale): each one's path inside its package and the sha256 of its bytes, under ``root`` and, for
+    a game package outside cardgym, under cardgym's own folder too. Where the package lives and when its
+    files were written play no part."""
+    return _scan(Path(root))[0]
 
 
 _TAGS: dict = {}
@@ -94,7 +147,7 @@ def package_folder(package: str):
 
 
 def _kernel_files(root: Path) -> list:
-    return [p for p in sorted(root.rglob("*.py")) if b"njit" in p.read_bytes()]
+    return [p for p in sorted(root.rglob("*.py")) if "__pycache__" not in p.parts and _digest(p)[0]]
 
 
 def _writable_dir(path: Path) -> bool:
@@ -148,22 +201,29 @@ def choose(root: Path = ROOT) -> tuple:
     return "none", None
 
 
-def _subpath(py_file: Path) -> str:
-    """numba's folder name for the cached functions of one source folder (under a cache root): the
-    folder's name and the sha1 of its absolute path (``_CacheLocator.get_suitable_cache_subpath``,
-    restated so that ``import cardgym`` does not import numba; a test checks they agree)."""
-    folder = os.path.dirname(os.path.abspath(str(py_file)))
-    return "_".join([os.path.split(folder)[-1], hashlib.sha1(folder.encode()).hexdigest()])
+def tree_name(root: Path, stamp: str) -> str:
+    """The folder (under a ``NUMBA_CACHE_DIR``, per-user or temporary cache root) that holds the cached
+    kernels of the package at ``root`` whose content stamp is ``stamp``."""
+    return f"{Path(root).name}-{stamp[:16]}"
 
 
-def cache_folders(kind: str, folder, root: Path = ROOT) -> list:
-    """Every folder holding cached kernels of the package at ``root`` for a `choose` result."""
+def leaf_name(root: Path, folder: Path) -> str:
+    """The folder name, inside `tree_name`, of the kernels of the source folder ``folder`` of the package
+    at ``root``: its path inside the package, dotted (``games.skyjo``), or the package's name."""
+    rel = Path(folder).relative_to(root).as_posix()
+    return Path(root).name if rel in ("", ".") else rel.replace("/", ".")
+
+
+def cache_folders(kind: str, folder, root: Path = ROOT, stamp: str | None = None) -> list:
+    """Every folder holding cached kernels of the package at ``root`` for a `choose` result (for a cache
+    laid out by content, those of the content stamp ``stamp``, by default the sources' current one)."""
     if folder is None:
         return []
     dirs = sorted({p.parent for p in _kernel_files(root)})
     if kind == "in-tree":
         return [d / "__pycache__" for d in dirs]
-    return [Path(folder) / _subpath(d / "x.py") for d in dirs]
+    tree = Path(folder) / tree_name(root, stamp or _STAMPS.get(Path(root)) or sources_stamp(root))
+    return [tree / leaf_name(root, d) for d in dirs]
 
 
 def stamp_file(kind: str, folder, root: Path = ROOT) -> Path:
@@ -173,48 +233,87 @@ def stamp_file(kind: str, folder, root: Path = ROOT) -> Path:
     return Path(folder) / f"cardgym-sources-{tag}.stamp"
 
 
-def refresh(root: Path = ROOT, stamp: Path | None = None, folders: list | None = None) -> bool:
+def _read_stamp(stamp: Path) -> dict:
+    """The saved ``{"stamp": ..., "files": memo}`` (empty when missing or unreadable, e.g. the older
+    one-line format)."""
+    try:
+        data = json.loads(stamp.read_text())
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) and isinstance(data.get("files"), dict) else {}
+
+
+def _write_stamp(stamp: Path, now: str, memo: dict) -> None:
+    stamp.parent.mkdir(parents=True, exist_ok=True)
+    tmp = stamp.with_suffix(f".{os.getpid()}.tmp")
+    tmp.write_text(json.dumps({"stamp": now, "files": memo}, separators=(",", ":")))
+    tmp.replace(stamp)
+
+
+def refresh(root: Path = ROOT, stamp: Path | None = None, folders: list | None = None,
+            choice: tuple | None = None) -> bool:
     """Drop stale cached kernels; returns True when the cache was cleared.
 
-    By default it checks the folders `choose` picks; ``stamp``/``folders`` override them (tests)."""
-    if stamp is None or folders is None:
-        kind, folder = choose(root)
+    By default it checks the folders `choose` picks (or ``choice``, a `choose` result); ``stamp``/
+    ``folders`` override them (tests)."""
+    root = Path(root)
+    kind, folder = choice if choice is not None else choose(root)
+    if stamp is None:
         if folder is None:
             return False
-        stamp = stamp_file(kind, folder, root) if stamp is None else stamp
-        folders = cache_folders(kind, folder, root) if folders is None else folders
+        stamp = stamp_file(kind, folder, root)
     try:
-        now = sources_stamp(root)
-        if stamp.exists() and stamp.read_text() == now:
+        saved = _read_stamp(stamp)
+        now, memo = _scan(root, saved.get("files"))
+        _STAMPS[root] = now
+        if saved.get("stamp") == now:
+            if memo != saved["files"]:  # files copied or touched, same content: remember their new times
+                _write_stamp(stamp, now, memo)
             return False
+        old = saved.get("stamp")
+        if folders is None:
+            if kind == "in-tree":
+                folders = cache_folders(kind, folder, root)
+            elif old and folder is not None:
+                folders = cache_folders(kind, folder, root, old)
+            else:
+                folders = []
         for d in folders:
             if d.is_dir():
                 for pattern in ("*.nbi", "*.nbc"):
                     for path in d.glob(pattern):
                         path.unlink(missing_ok=True)
-        stamp.parent.mkdir(parents=True, exist_ok=True)
-        tmp = stamp.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_text(now)
-        tmp.replace(stamp)
+                if kind not in ("in-tree", "none"):
+                    for empty in (d, d.parent):
+                        try:
+                            empty.rmdir()
+                        except OSError:
+                            pass
+        _write_stamp(stamp, now, memo)
         return True
     except OSError:
         return False
 
 
 # ------------------------------------------------------------------ numba locator for read-only installs
-#: package folder (cardgym's own, a watched game's) -> the per-user or temporary cache folder `choose`
-#: picked for it when the folder itself is read-only
+#: package folder (cardgym's own, a watched game's) -> ``(kind, folder)``, the `choose` result for it
+#: when its kernels are laid out by content (``NUMBA_CACHE_DIR``, per-user or temporary folder)
 _FALLBACKS: dict = {}
 
 
-def _fallback_of(py_file) -> Path | None:
+def _place(py_file) -> tuple | None:
+    """``(package root, cache root)`` for a source file of cardgym or of a watched game whose cache is
+    laid out by content; None for any other file."""
     try:
         path = Path(py_file).resolve()
     except OSError:
         return None
-    for root, folder in _FALLBACKS.items():
+    for root, (kind, folder) in _FALLBACKS.items():
         if path.is_relative_to(root):
-            return folder
+            env = _numba_cache_dir()
+            if kind == "NUMBA_CACHE_DIR":
+                return (root, Path(env)) if env else None
+            return None if env else (root, folder)
     return None
 
 
@@ -222,24 +321,25 @@ def _make_locator():
     from .numba_hooks import locator_base
 
     class CardgymCacheLocator(*locator_base()):
-        """Caches the kernels of cardgym and of its registered games under the per-user (or temporary)
-        folder `choose` picked, for installs whose package folder is read-only. Answers for nothing
-        else."""
+        """Caches the kernels of cardgym and of its registered games by content, under
+        ``<cache root>/<package>-<content stamp>/<subpackage>/`` (see the module doc), when the cache
+        root is ``NUMBA_CACHE_DIR`` or the per-user or temporary folder of a read-only install. Answers
+        for nothing else."""
 
         def __init__(self, py_func, py_file):
             self._py_file = py_file
             self._lineno = py_func.__code__.co_firstlineno
-            folder = _fallback_of(py_file)
-            self._cache_path = os.path.join(str(folder), self.get_suitable_cache_subpath(py_file))
+            root, base = _place(py_file)
+            stamp = _STAMPS.get(root) or sources_stamp(root)
+            leaf = leaf_name(root, Path(py_file).resolve().parent)
+            self._cache_path = os.path.join(str(base), tree_name(root, stamp), leaf)
 
         def get_cache_path(self):
             return self._cache_path
 
         @classmethod
         def from_function(cls, py_func, py_file):
-            if not _FALLBACKS or _numba_cache_dir():
-                return None
-            if _fallback_of(py_file) is None:
+            if not _FALLBACKS or _place(py_file) is None:
                 return None
             return super().from_function(py_func, py_file)  # the file exists, the folder is writable
 
@@ -260,10 +360,10 @@ def install(root: Path = ROOT) -> tuple:
 
 def _install_root(root: Path) -> tuple:
     kind, folder = choose(root)
-    if kind in ("user", "temp"):
-        _FALLBACKS[root] = folder
+    if kind in ("NUMBA_CACHE_DIR", "user", "temp"):
+        _FALLBACKS[root] = (kind, folder)
     if folder is not None:
-        refresh(root, stamp_file(kind, folder, root), cache_folders(kind, folder, root))
+        refresh(root, choice=(kind, folder))
     return kind, folder
 
 

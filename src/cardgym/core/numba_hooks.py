@@ -7,7 +7,8 @@ everywhere but here. Three hooks need numba's private parts:
 1. `plain_call_types`: ``Dispatcher.get_call_template`` is wrapped so that a cardgym kernel called from
    another kernel compiles once per argument *kinds* (see its docstring);
 2. `insert_locator`: a cache locator class is inserted into ``CacheImpl._locator_classes`` (numba's list
-   of where caches may live) for installs whose package folder is read-only (`cardgym.core.cache`);
+   of where caches may live) that lays cardgym's kernels out by content under ``NUMBA_CACHE_DIR`` and
+   under the per-user or temporary folder of a read-only install (`cardgym.core.cache`);
 3. `guard_damaged_entries`: ``Cache.load_overload`` is wrapped so that an unreadable cache entry of a
    cardgym kernel (a zero-length, truncated or garbled ``.nbi`` index or ``.nbc`` data file: a full
    disk, a torn copy of a cache folder) is dropped and recompiled with one line on stderr, instead of
@@ -17,8 +18,9 @@ The hooks were written for and tested with the numba versions in `TESTED` (``Dis
 ``CacheImpl``/``_CacheImpl``, ``_CacheLocator``, ``IndexDataCacheFile``). On another version each hook
 still checks that what it patches exists; `check_version` warns once, naming the version met and the
 versions known, and a hook whose target is gone warns that it is off (cardgym then still works: the
-kernels compile more often, a read-only install caches in numba's own user folder, a damaged entry
-stops the process as in plain numba).
+kernels compile more often, a read-only install caches in numba's own user folder, a moved copy of
+the package does not find its kernels in ``NUMBA_CACHE_DIR``, a damaged entry stops the process as in
+plain numba).
 """
 
 from __future__ import annotations
@@ -132,8 +134,9 @@ def locator_base():
 
 
 def insert_locator(make_locator) -> bool:
-    """Put the locator class ``make_locator()`` builds second in numba's list of cache locators (after
-    the ``NUMBA_CACHE_DIR`` one, before the in-tree one), once. Returns whether it is in place."""
+    """Put the locator class ``make_locator()`` builds first in numba's list of cache locators (before the
+    ``NUMBA_CACHE_DIR`` one: it answers for cardgym's files there too), once. Returns whether it is in
+    place."""
     try:
         loc = make_locator()
         classes = cache_impl()._locator_classes
@@ -141,7 +144,7 @@ def insert_locator(make_locator) -> bool:
         _hook_off("insert_locator", exc)
         return False
     if not any(c.__name__ == loc.__name__ for c in classes):
-        classes.insert(1, loc)
+        classes.insert(0, loc)
     return True
 
 
