@@ -30,6 +30,7 @@ from numba import prange
 
 from cardgym.core.actions import TERMINAL_ACTION
 from cardgym.core.fastcall import tagged_jit
+from cardgym.core.prefetch import prefetch_row
 from cardgym.core.rng import bot_below, next_seed
 from cardgym.core.status import RUNNING
 
@@ -281,11 +282,29 @@ def step_env(b, i, params, setup):
     return total
 
 
+#: how many envs ahead the batch loops prefetch (`prefetch_env`), and how much of each record: the
+#: small fields that every game keeps first in its record (the kilobytes of piles after them are
+#: touched a line here and there)
+AHEAD = 2
+RECORD_HEAD = 1024
+
+
+@_jit()
+def prefetch_env(b, i):
+    """Ask for record ``i``'s head, its mask row and its observation row (`cardgym.core.prefetch`)."""
+    prefetch_row(b.states, i, min(RECORD_HEAD, b.states.itemsize))
+    prefetch_row(b.masks, i, b.masks.shape[1])
+    prefetch_row(b.obs, i, b.obs.shape[1] * 4)
+
+
 @_jit()
 def vec_step(b, params, setup):
     """`step_env` for every record of batch ``b``. Returns the decisions taken."""
     total = 0
-    for i in range(b.states.shape[0]):
+    n = b.states.shape[0]
+    for i in range(n):
+        if i + AHEAD < n:
+            prefetch_env(b, i + AHEAD)
         total += step_env(b, i, params, setup)
     return total
 
@@ -295,7 +314,10 @@ def vec_step_parallel(b, params, setup):
     """`vec_step` with the records shared out over numba's threads (every record is
     independent: its own state, generators and output rows)."""
     total = 0
-    for i in prange(b.states.shape[0]):
+    n = b.states.shape[0]
+    for i in prange(n):
+        if i + AHEAD < n:
+            prefetch_env(b, i + AHEAD)
         total += step_env(b, i, params, setup)
     return total
 
