@@ -3,7 +3,7 @@ bring the first ``nbytes`` of row ``i`` of ``arr`` (a record of a 1-D structured
 2-D array) into its caches, for writing, while the loop still works on an earlier row.
 
 The vector step visits one record, its mask row and its observation row per env, in order. A record of
-several kilobytes (Skip-Bo's is 5.7 kB) puts every record on its own pages, where the hardware
+several kilobytes puts every record on its own pages, where the hardware
 prefetcher does not follow, so each step used to wait for the lines it touches; asked for two envs
 ahead, they are there in time (benchmarks/throughput.py, docs/benchmarks.md).
 

@@ -111,7 +111,7 @@ def pick_legal(s, mask):
 
     Branch-free counting: the first pass and the block skipping of the second count ``mask[a] != 0``
     without a branch per entry (the compiler vectorizes them); only the last block is scanned entry
-    by entry. A 145-action mask (Skip-Bo) costs about half of a scan with a branch per entry."""
+    by entry. A mask of 145 actions costs about half of a scan with a branch per entry."""
     n = mask.shape[0]
     count = 0
     for a in range(n):
