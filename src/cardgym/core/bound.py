@@ -44,6 +44,7 @@ def _jit(**options):
 
 # set by GameSpec.compiled() before the first call
 RESET = LEGAL = APPLY = STATE_VECTOR = None
+PREFETCH = None  # the game's optional ``kernels.prefetch(states, i)``, else `prefetch_nothing`
 BOT0 = BOT1 = BOT2 = BOT3 = None  # the game's bots in GameSpec.bots order (unused slots repeat BOT0)
 OBS0 = OBS1 = OBS2 = OBS3 = None  # the game's flat encoders in GameSpec.encoders order
 
@@ -284,17 +285,29 @@ def step_env(b, i, params, setup):
 
 #: how many envs ahead the batch loops prefetch (`prefetch_env`), and how much of each record: the
 #: small fields that every game keeps first in its record (the kilobytes of piles after them are
-#: touched a line here and there)
+#: touched a line here and there: a game's own ``kernels.prefetch`` may ask for those lines, reading
+#: the head fetched ``AHEAD`` envs earlier)
 AHEAD = 2
 RECORD_HEAD = 1024
 
 
 @_jit()
+def prefetch_nothing(states, i):
+    """``PREFETCH`` of a game without a ``kernels.prefetch``."""
+    return
+
+
+@_jit()
 def prefetch_env(b, i):
-    """Ask for record ``i``'s head, its mask row and its observation row (`cardgym.core.prefetch`)."""
-    prefetch_row(b.states, i, min(RECORD_HEAD, b.states.itemsize))
-    prefetch_row(b.masks, i, b.masks.shape[1])
-    prefetch_row(b.obs, i, b.obs.shape[1] * 4)
+    """Ask for record ``i + AHEAD``'s head, and record ``i``'s mask row, observation row and the lines
+    its game's ``PREFETCH`` names (`cardgym.core.prefetch`)."""
+    n = b.states.shape[0]
+    if i + AHEAD < n:
+        prefetch_row(b.states, i + AHEAD, min(RECORD_HEAD, b.states.itemsize))
+    if i < n:
+        prefetch_row(b.masks, i, b.masks.shape[1])
+        prefetch_row(b.obs, i, b.obs.shape[1] * 4)
+        PREFETCH(b.states, i)
 
 
 @_jit()
@@ -303,8 +316,7 @@ def vec_step(b, params, setup):
     total = 0
     n = b.states.shape[0]
     for i in range(n):
-        if i + AHEAD < n:
-            prefetch_env(b, i + AHEAD)
+        prefetch_env(b, i + AHEAD)
         total += step_env(b, i, params, setup)
     return total
 
@@ -316,8 +328,7 @@ def vec_step_parallel(b, params, setup):
     total = 0
     n = b.states.shape[0]
     for i in prange(n):
-        if i + AHEAD < n:
-            prefetch_env(b, i + AHEAD)
+        prefetch_env(b, i + AHEAD)
         total += step_env(b, i, params, setup)
     return total
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 from numba import njit
 
 from ...core.game import RUNNING, TERMINATED, TRUNCATED
+from ...core.prefetch import prefetch_row
 from ...core.rng import below
 from .._shared import builds
 from .._shared.builds import pile_need, recyclable, recycle
@@ -136,6 +137,19 @@ def draw_cards(s, p, seat, k):
         s.draw_len -= 1
         s.hand[seat, c] += 1
         s.hand_len[seat] += 1
+
+
+@njit(cache=True)
+def prefetch(states, i):
+    """The lines of record ``i`` past its head that the coming turns touch (the vector step asks for
+    them two envs ahead, `cardgym.core.prefetch`): every seat's stock top and discard-pile tops (a
+    discard writes there, a play from a pile reads the card under its top) and the draw pile's top."""
+    s = states[i]
+    for seat in range(s.num_players):
+        for d in range(NUM_DISCARDS):
+            prefetch_row(s.disc[seat, d], max(s.disc_len[seat, d] - 1, 0), 1)
+        prefetch_row(s.stock[seat], max(s.stock_len[seat] - 1, 0), 1)
+    prefetch_row(s.draw, max(s.draw_len - 1, 0), 1)
 
 
 # --------------------------------------------------------------------------------------- dealing
