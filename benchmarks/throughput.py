@@ -16,7 +16,12 @@ A *decision* is one action of any seat, with its observation and mask produced. 
 Every row is measured in several short rounds interleaved with all the others (the best round
 counts), so that a busy moment of the machine does not skew one row against its peers.
 
-Usage: ``python benchmarks/throughput.py [--seconds 6] [--rounds 4] [--num-envs 4096] [--json out.json]``
+``--cpu`` also counts decisions per CPU-second of this process (``time.process_time``) on one numba
+thread (the batches then step on one core, like every other row): other processes on a shared machine
+slow the wall clock but hardly the CPU time a decision takes, so these figures compare across runs and
+machines' loads. The ratios against the peers are then taken from the CPU-second figures.
+
+Usage: ``python benchmarks/throughput.py [--seconds 6] [--rounds 4] [--num-envs 4096] [--cpu] [--json out.json]``
 (needs ``pip install -e '.[bench]'`` for the PettingZoo peers).
 """
 
@@ -59,14 +64,28 @@ def label(name, opts):
     return f"{name} {opts.get('num_players', 2)}p" + (f" ({extra})" if extra else "")
 
 
+class Clock:
+    """The wall-clock and CPU time of this process since it was made; ``rates(n)`` = (n per wall second,
+    n per CPU-second)."""
+
+    def __init__(self):
+        self.wall, self.cpu = time.perf_counter(), time.process_time()
+
+    def elapsed(self) -> float:
+        return time.perf_counter() - self.wall
+
+    def rates(self, n) -> tuple:
+        return n / (time.perf_counter() - self.wall), n / max(time.process_time() - self.cpu, 1e-9)
+
+
 def aec_loop(env, seconds):
-    """Decisions/s of the standard AEC loop with uniformly random legal actions (the same loop, and
-    the same cheap sampler, for every environment measured)."""
+    """Decisions per (wall, CPU) second of the standard AEC loop with uniformly random legal actions
+    (the same loop, and the same cheap sampler, for every environment measured)."""
     rnd = random.Random(0)
     env.reset(seed=0)
     n = 0
-    t0 = time.perf_counter()
-    while time.perf_counter() - t0 < seconds:
+    clock = Clock()
+    while clock.elapsed() < seconds:
         for _ in env.agent_iter():
             obs, rew, term, trunc, info = env.last()
             if term or trunc:
@@ -76,21 +95,21 @@ def aec_loop(env, seconds):
             env.step(int(legal[rnd.randrange(len(legal))]))
             n += 1
         env.reset()
-    return n / (time.perf_counter() - t0)
+    return clock.rates(n)
 
 
 def single_loop(env, seconds):
     rnd = random.Random(0)
     obs, info = env.reset(seed=0)
     start = env.unwrapped.decisions
-    t0 = time.perf_counter()
-    while time.perf_counter() - t0 < seconds:
+    clock = Clock()
+    while clock.elapsed() < seconds:
         for _ in range(200):
             legal = info["action_mask"].nonzero()[0]
             obs, r, term, trunc, info = env.step(int(legal[rnd.randrange(len(legal))]))
             if term or trunc:
                 obs, info = env.reset()
-    return (env.unwrapped.decisions - start) / (time.perf_counter() - t0)
+    return clock.rates(env.unwrapped.decisions - start)
 
 
 @njit(cache=True)
@@ -124,11 +143,11 @@ def vec_loop(vec, seconds):
     sample_masks(vec._masks, acts, rs)
     vec.step(acts)  # warm up
     start = vec.decisions
-    t0 = time.perf_counter()
-    while time.perf_counter() - t0 < seconds:
+    clock = Clock()
+    while clock.elapsed() < seconds:
         sample_masks(vec._masks, acts, rs)
         vec.step(acts)
-    return (vec.decisions - start) / (time.perf_counter() - t0)
+    return clock.rates(vec.decisions - start)
 
 
 def sync_loop(vec, seconds):
@@ -141,12 +160,12 @@ def sync_loop(vec, seconds):
         return sum(e.decisions for e in envs)
 
     start = decisions()
-    t0 = time.perf_counter()
-    while time.perf_counter() - t0 < seconds:
+    clock = Clock()
+    while clock.elapsed() < seconds:
         masks = info["action_mask"]
         acts = np.array([rng.choice(np.flatnonzero(m)) if m.any() else 0 for m in masks], np.int64)
         obs, r, term, trunc, info = vec.step(acts)
-    return (decisions() - start) / (time.perf_counter() - t0)
+    return clock.rates(decisions() - start)
 
 
 def peer_envs():
@@ -170,6 +189,9 @@ def build_parser():
     ap.add_argument("--num-envs", type=integer(1, 65536), default=4096, help="games of the vector env rows")
     ap.add_argument("--games", type=text("comma-separated games"), default=",".join(cardgym.registry.names()),
                     help="comma-separated games (default: every game of cardgym.registry)")
+    ap.add_argument("--cpu", action="store_true",
+                    help="also count decisions per CPU-second of this process, on one numba thread; the ratios "
+                         "then compare CPU-second figures (comparable on a shared machine)")
     ap.add_argument("--json", type=text("a file name"), default=None, help="also write the rows to this JSON file")
     return ap
 
@@ -192,10 +214,13 @@ def main(argv=None):
 
     import gymnasium as gym
 
+    if args.cpu:  # CPU-seconds of one thread: a batch stepped on several threads would add theirs up
+        numba.set_num_threads(1)
     machine = f"{platform.machine()}, {os.cpu_count()} cores, {platform.processor() or platform.platform()}"
     print(f"machine: {machine}; python {platform.python_version()}; numba threads {numba.get_num_threads()}; "
-          f"best of {args.rounds} interleaved rounds, {args.seconds:g} s per row")
-    # every row: (env, API, measure(seconds) -> decisions/s)
+          f"best of {args.rounds} interleaved rounds, {args.seconds:g} s per row"
+          + (f"; load average {os.getloadavg()[0]:.1f} at start" if hasattr(os, "getloadavg") else ""))
+    # every row: (env, API, measure(seconds) -> (decisions per wall second, per CPU-second))
     rows = [(name, "AEC loop", (lambda e: lambda t: aec_loop(e, t))(env)) for name, env in peer_envs().items()]
     for name, opts in cases(games):
         mod = __import__(cardgym.GAMES[name][0], fromlist=["env"])
@@ -216,24 +241,37 @@ def main(argv=None):
                          (lambda e: lambda t: sync_loop(e, t))(sync)))
     for _, _, measure in rows:  # warm-up: compilation or cache loading stays out of the timings
         measure(0.2)
-    best = [0.0] * len(rows)
+    best = [(0.0, 0.0)] * len(rows)  # (wall, CPU) rates: the best of each clock over the rounds
     for _ in range(args.rounds):  # interleaved, so that a busy moment of the machine hits every row alike
         for k, (_, _, measure) in enumerate(rows):
-            best[k] = max(best[k], measure(args.seconds / args.rounds))
-    peer = {env: best[k] for k, (env, api, _) in enumerate(rows) if env in ("connect_four_v3", "leduc_holdem_v4")}
+            wall, cpu = measure(args.seconds / args.rounds)
+            best[k] = (max(best[k][0], wall), max(best[k][1], cpu))
+    print(table(rows, best, args.cpu))
+    if args.json:
+        out = [{"env": env, "api": api, "decisions_per_s": round(w), **({"decisions_per_cpu_s": round(c)}
+                                                                          if args.cpu else {})}
+               for (env, api, _), (w, c) in zip(rows, best)]
+        with open(args.json, "w") as fh:
+            json.dump({"machine": machine, "numba_threads": numba.get_num_threads(), "rows": out}, fh, indent=2)
+
+
+def table(rows, best, cpu: bool) -> str:
+    """The Markdown table of the measured rows: decisions per wall second, with ``cpu`` per CPU-second
+    too, and the ratios against the peers (of the CPU-second figures with ``cpu``)."""
+    col = 1 if cpu else 0
+    peer = {env: best[k][col] for k, (env, api, _) in enumerate(rows) if env in ("connect_four_v3", "leduc_holdem_v4")}
     c4, leduc = peer.get("connect_four_v3"), peer.get("leduc_holdem_v4")
-    print()
-    print("| env | API | decisions/s | x connect_four_v3 | x leduc_holdem_v4 |")
-    print("|---|---|---:|---:|---:|")
-    out = []
-    for (env_name, api, _), d in zip(rows, best):
+    per = " per CPU-s" if cpu else ""
+    head = "| env | API | decisions/s |" + (" decisions/CPU-s |" if cpu else "")
+    head += f" x connect_four_v3{per} | x leduc_holdem_v4{per} |"
+    lines = ["", head, "|---|---|---:|" + ("---:|" if cpu else "") + "---:|---:|"]
+    for (env_name, api, _), rates in zip(rows, best):
+        d = rates[col]
         r1 = f"{d / c4:,.1f}" if c4 else "-"
         r2 = f"{d / leduc:,.1f}" if leduc else "-"
-        print(f"| {env_name} | {api} | {d:,.0f} | {r1} | {r2} |")
-        out.append({"env": env_name, "api": api, "decisions_per_s": round(d)})
-    if args.json:
-        with open(args.json, "w") as fh:
-            json.dump({"machine": machine, "rows": out}, fh, indent=2)
+        cells = f"{rates[0]:,.0f} |" + (f" {rates[1]:,.0f} |" if cpu else "")
+        lines.append(f"| {env_name} | {api} | {cells} {r1} | {r2} |")
+    return "\n".join(lines)
 
 
 if __name__ == "__main__":

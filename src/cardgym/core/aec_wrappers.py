@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pettingzoo.utils import wrappers
 from pettingzoo.utils.env_logger import EnvLogger
+from pettingzoo.utils.wrappers.order_enforcing import AECOrderEnforcingIterable, AECOrderEnforcingIterator
 
 from .actions import check_action
 
@@ -102,9 +103,45 @@ class AssertOutOfBoundsWrapper(_DirectBookkeeping, wrappers.AssertOutOfBoundsWra
 
 
 class OrderEnforcingWrapper(_DirectBookkeeping, wrappers.OrderEnforcingWrapper):
-    """PettingZoo's OrderEnforcingWrapper with direct bookkeeping reads."""
+    """PettingZoo's OrderEnforcingWrapper with direct bookkeeping reads.
+
+    Over the stack that `cardgym.core.aec.wrap_classic` builds (this wrapper, AssertOutOfBounds,
+    TerminateIllegal, the raw env), ``step`` and ``last`` take the common case in one call: a running
+    episode, an in-range Python int that the mask allows. They do what the three layers would do for
+    it (the same flags, TerminateIllegal's remembered observation, the raw env's ``step``/``observe``)
+    without passing the call down three Python frames; every other case (before reset, after the end,
+    a dead agent's ``None``, an illegal or out-of-range action, other action types) goes through the
+    layers as before."""
 
     _check_reset = True
+
+    def __init__(self, env):
+        super().__init__(env)
+        ti = getattr(env, "env", None)
+        fused = (type(env) is AssertOutOfBoundsWrapper and type(ti) is TerminateIllegalWrapper
+                 and ti.env is self._raw)
+        self._ti = ti if fused else None  # the TerminateIllegal layer, when the stack is wrap_classic's
+
+    def step(self, action):
+        ti = self._ti
+        if ti is not None and self._has_reset and type(action) is int and not ti._terminated:
+            raw = self._raw
+            agent = raw.agent_selection
+            if (raw.agents and 0 <= action < raw._num_actions
+                    and not (raw.terminations[agent] or raw.truncations[agent])):
+                prev = ti._prev_obs  # TerminateIllegal checks the mask of the observation it last gave
+                if (prev["action_mask"] if prev is not None else raw._mask)[action]:
+                    self._has_updated = True
+                    ti._prev_obs = None
+                    ti._prev_info = None
+                    raw.step(action)
+                    return
+        super().step(action)
+
+    def agent_iter(self, max_iter: int = 2**63):
+        if not self._has_reset:
+            EnvLogger.error_agent_iter_before_reset()
+        return _Iterable(self, max_iter)
 
     def last(self, observe: bool = True):
         """``AECEnv.last`` reading the raw env's bookkeeping directly."""
@@ -112,5 +149,32 @@ class OrderEnforcingWrapper(_DirectBookkeeping, wrappers.OrderEnforcingWrapper):
             EnvLogger.error_observe_before_reset()
         raw = self._raw
         agent = raw.agent_selection
-        obs = self.env.observe(agent) if observe else None
+        if not observe:
+            obs = None
+        elif self._ti is not None:  # TerminateIllegal.observe, without the two layers above it
+            obs = raw.observe(agent)
+            self._ti._prev_obs = obs
+            self._ti._prev_info = raw.infos.get(agent, {})
+        else:
+            obs = self.env.observe(agent)
         return obs, raw._cumulative_rewards[agent], raw.terminations[agent], raw.truncations[agent], raw.infos[agent]
+
+
+class _Iterable(AECOrderEnforcingIterable):
+    def __iter__(self):
+        return _Iterator(self.env, self.max_iter)
+
+
+class _Iterator(AECOrderEnforcingIterator):
+    """PettingZoo's ``agent_iter`` iterator (same stop rule, same order check) reading the raw env's
+    ``agents`` and ``agent_selection`` directly."""
+
+    def __next__(self):
+        env = self.env
+        raw = env._raw
+        if not raw.agents or self.iters_til_term <= 0:
+            raise StopIteration
+        self.iters_til_term -= 1
+        assert env._has_updated, "need to call step() or reset() in a loop over `agent_iter`"
+        env._has_updated = False
+        return raw.agent_selection

@@ -122,6 +122,17 @@ def binding_tag(name: str, package: str) -> str:
     return tag
 
 
+def _game_prefetch(game):
+    """The optional ``prefetch(states, i)`` of the game folder's ``kernels.py`` (docs/api.md), or None."""
+    if not game.package:
+        return None
+    try:
+        kernels = importlib.import_module(f"{game.package}.kernels")
+    except ImportError:
+        return None
+    return getattr(kernels, "prefetch", None)
+
+
 def _bind(game, bot: int | None = None, obs: int | None = None, subset: tuple | None = None):
     bots = list(game.bots.values())
     if subset is not None and (not subset or not all(isinstance(b, int) and 0 <= b < len(bots) for b in subset)):
@@ -160,6 +171,7 @@ def _bind(game, bot: int | None = None, obs: int | None = None, subset: tuple | 
         else:
             mod.observe = mod.observe_none
     mod.RESET, mod.LEGAL, mod.APPLY, mod.STATE_VECTOR = game.reset, game.legal, game.apply, game.state_vector
+    mod.PREFETCH = _game_prefetch(game) or mod.prefetch_nothing
     for k in range(MAX_BOTS):
         setattr(mod, f"BOT{k}", bots[k] if k < len(bots) else bots[0])
         setattr(mod, f"OBS{k}", flats[k] if k < len(flats) else flats[0])

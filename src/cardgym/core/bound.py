@@ -30,6 +30,7 @@ from numba import prange
 
 from cardgym.core.actions import TERMINAL_ACTION
 from cardgym.core.fastcall import tagged_jit
+from cardgym.core.prefetch import prefetch_row
 from cardgym.core.rng import bot_below, next_seed
 from cardgym.core.status import RUNNING
 
@@ -43,6 +44,7 @@ def _jit(**options):
 
 # set by GameSpec.compiled() before the first call
 RESET = LEGAL = APPLY = STATE_VECTOR = None
+PREFETCH = None  # the game's optional ``kernels.prefetch(states, i)``, else `prefetch_nothing`
 BOT0 = BOT1 = BOT2 = BOT3 = None  # the game's bots in GameSpec.bots order (unused slots repeat BOT0)
 OBS0 = OBS1 = OBS2 = OBS3 = None  # the game's flat encoders in GameSpec.encoders order
 
@@ -281,11 +283,40 @@ def step_env(b, i, params, setup):
     return total
 
 
+#: how many envs ahead the batch loops prefetch (`prefetch_env`), and how much of each record: the
+#: small fields that every game keeps first in its record (the kilobytes of piles after them are
+#: touched a line here and there: a game's own ``kernels.prefetch`` may ask for those lines, reading
+#: the head fetched ``AHEAD`` envs earlier)
+AHEAD = 2
+RECORD_HEAD = 1024
+
+
+@_jit()
+def prefetch_nothing(states, i):
+    """``PREFETCH`` of a game without a ``kernels.prefetch``."""
+    return
+
+
+@_jit()
+def prefetch_env(b, i):
+    """Ask for record ``i + AHEAD``'s head, and record ``i``'s mask row, observation row and the lines
+    its game's ``PREFETCH`` names (`cardgym.core.prefetch`)."""
+    n = b.states.shape[0]
+    if i + AHEAD < n:
+        prefetch_row(b.states, i + AHEAD, min(RECORD_HEAD, b.states.itemsize))
+    if i < n:
+        prefetch_row(b.masks, i, b.masks.shape[1])
+        prefetch_row(b.obs, i, b.obs.shape[1] * 4)
+        PREFETCH(b.states, i)
+
+
 @_jit()
 def vec_step(b, params, setup):
     """`step_env` for every record of batch ``b``. Returns the decisions taken."""
     total = 0
-    for i in range(b.states.shape[0]):
+    n = b.states.shape[0]
+    for i in range(n):
+        prefetch_env(b, i + AHEAD)
         total += step_env(b, i, params, setup)
     return total
 
@@ -295,7 +326,9 @@ def vec_step_parallel(b, params, setup):
     """`vec_step` with the records shared out over numba's threads (every record is
     independent: its own state, generators and output rows)."""
     total = 0
-    for i in prange(b.states.shape[0]):
+    n = b.states.shape[0]
+    for i in prange(n):
+        prefetch_env(b, i + AHEAD)
         total += step_env(b, i, params, setup)
     return total
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 from numba import njit
 
 from ...core.game import RUNNING, TERMINATED, TRUNCATED
+from ...core.prefetch import prefetch_row
 from ...core.rng import below
 from .._shared import builds
 from .._shared.builds import pile_need, recyclable, recycle
@@ -138,6 +139,19 @@ def draw_cards(s, p, seat, k):
         s.hand_len[seat] += 1
 
 
+@njit(cache=True)
+def prefetch(states, i):
+    """The lines of record ``i`` past its head that the coming turns touch (the vector step asks for
+    them two envs ahead, `cardgym.core.prefetch`): every seat's stock top and discard-pile tops (a
+    discard writes there, a play from a pile reads the card under its top) and the draw pile's top."""
+    s = states[i]
+    for seat in range(s.num_players):
+        for d in range(NUM_DISCARDS):
+            prefetch_row(s.disc[seat, d], max(s.disc_len[seat, d] - 1, 0), 1)
+        prefetch_row(s.stock[seat], max(s.stock_len[seat] - 1, 0), 1)
+    prefetch_row(s.draw, max(s.draw_len - 1, 0), 1)
+
+
 # --------------------------------------------------------------------------------------- dealing
 @njit(cache=True)
 def deal(s, p, deck, deck_len, start):
@@ -240,6 +254,10 @@ def wild_ok(s, p, seat, partner, b):
 
 @njit(cache=True)
 def legal(s, p, mask):
+    """The mask of the seat to act. The free-play part assigns every entry it owns (0 or 1) without a
+    branch per entry: the outcome of each test differs from one call to the next, and mispredicted
+    branches were most of this kernel's time (benchmarks/throughput.py). Every entry belongs to one
+    (source, pile) pair, so no assignment undoes another."""
     if not clear_mask(s, mask):
         return
     seat = s.current
@@ -265,37 +283,35 @@ def legal(s, p, mask):
                 if disc_top(s, partner, d) == v:
                     mask[(S_PARTNER_DISCARD + d) * 4 + b] = 1
         return
+    cover = p[P_WILD_COVER] != 0
+    hand_wild = s.hand[seat, 0] > 0
     for b in range(NUM_PILES):
         v = need(s, p, b)
-        w = wild_ok(s, p, seat, partner, b)
-        if st == v or (st == 0 and w):
-            mask[S_STOCK * 4 + b] = 1
-        if s.hand[seat, v] > 0:
-            mask[v * 4 + b] = 1
-        if w and s.hand[seat, 0] > 0:
-            mask[S_HAND_WILD * 4 + b] = 1
+        w = True
+        if cover:
+            w = wild_ok(s, p, seat, partner, b)
+        mask[S_STOCK * 4 + b] = (st == v) | ((st == 0) & w)
+        mask[v * 4 + b] = s.hand[seat, v] > 0
+        mask[S_HAND_WILD * 4 + b] = w & hand_wild
         for d in range(NUM_DISCARDS):
             t = disc_top(s, seat, d)
-            if t == v or (t == 0 and w):
-                mask[(S_DISCARD + d) * 4 + b] = 1
+            mask[(S_DISCARD + d) * 4 + b] = (t == v) | ((t == 0) & w)
         if partner >= 0:
-            if pst == v or (pst == 0 and w):
-                mask[S_PARTNER_STOCK * 4 + b] = 1
+            mask[S_PARTNER_STOCK * 4 + b] = (pst == v) | ((pst == 0) & w)
             for d in range(NUM_DISCARDS):
                 t = disc_top(s, partner, d)
-                if t == v or (t == 0 and w):
-                    mask[(S_PARTNER_DISCARD + d) * 4 + b] = 1
+                mask[(S_PARTNER_DISCARD + d) * 4 + b] = (t == v) | ((t == 0) & w)
     if s.hand_len[seat] == 0:
         mask[A_PASS] = 1
         return
     for c in range(NUM_CODES):
-        if s.hand[seat, c] > 0:
-            k = c - 1 if c > 0 else 12
-            base = A_DISCARD + k * 4
-            mask[base] = 1
-            mask[base + 1] = 1
-            mask[base + 2] = 1
-            mask[base + 3] = 1
+        k = c - 1 if c > 0 else 12
+        held = s.hand[seat, c] > 0
+        base = A_DISCARD + k * 4
+        mask[base] = held
+        mask[base + 1] = held
+        mask[base + 2] = held
+        mask[base + 3] = held
 
 
 # --------------------------------------------------------------------------------------- apply
