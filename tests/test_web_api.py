@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 
 import numpy as np
 import pytest
@@ -25,13 +26,31 @@ from cardgym.web.tables import Tables  # noqa: E402
 
 def client(**kw):
     tables = Tables(**{"pace": 0, **kw})
-    return TestClient(create_app(tables)), tables
+    return TestClient(create_app(tables), base_url="http://127.0.0.1:8000"), tables
 
 
-def start(c, game="skyjo", seats=("person", "expert"), **extra):
-    r = c.post("/api/games", json={"game": game, "num_players": len(seats), "seats": list(seats), **extra})
+def start(c, game="skyjo", seats=("person", "expert"), headers=None, **extra):
+    """A new table, once prepared (its kernels compiled in this process)."""
+    r = c.post("/api/games", json={"game": game, "num_players": len(seats), "seats": list(seats), **extra},
+               headers=headers)
     assert r.status_code == 201, r.text
-    return r.json()
+    g = r.json()
+    t = c.app.state.tables.live[g["id"]]
+    for _ in range(600):
+        if t.status != "preparing":
+            break
+        time.sleep(0.1)
+    assert t.status == "playing", t.error
+    return g
+
+
+def play_out(c, gid, **kw):
+    """Ask for a bots-only game's state until it is over (each request plays a bounded slice)."""
+    for _ in range(1000):
+        st = c.get(f"/api/games/{gid}", **kw).json()
+        if st["over"]:
+            return st
+    raise AssertionError("the game did not end")
 
 
 def hdr(token):
@@ -151,9 +170,7 @@ def test_watching_an_agent_shows_its_probabilities_to_its_seat_only():
     g = start(c, "skyjo", ("agent", "expert"), seed=1)
     assert g["token"] is None
     t = tables.live[g["id"]]
-    for _ in range(3):
-        c.get(f"/api/games/{g['id']}")  # with pace 0 one request plays the whole game
-    table = c.get(f"/api/games/{g['id']}").json()
+    table = play_out(c, g["id"])  # with pace 0 each request plays a bounded slice of the game
     assert table["over"] and all("policy" not in e for e in table["log"])
     mine = c.get(f"/api/games/{g['id']}?seat=0").json()
     pol = [e["policy"] for e in mine["log"] if e["seat"] == 0]
@@ -176,7 +193,7 @@ def test_bots_move_at_their_pace():
 
 def test_live_games_are_bounded_and_abandoned_ones_expire():
     now = [0.0]
-    c, tables = client(max_games=2, expire=60, clock=lambda: now[0])
+    c, tables = client(max_games=2, per_client=2, expire=60, clock=lambda: now[0])
     a = start(c)
     start(c)
     r = c.post("/api/games", json={"game": "skyjo", "num_players": 2, "seats": ["person", "expert"]})
@@ -272,7 +289,7 @@ def test_a_model_given_on_the_command_line_plays_a_seat(tmp_path):
     c, tables = client(models=models)
     assert c.get("/api/games").json()["games"][2]["models"] == ["mine"]
     g = start(c, "skyjo", ("mine", "expert"), seed=3)
-    c.get(f"/api/games/{g['id']}")
+    play_out(c, g["id"])
     t = tables.live[g["id"]]
     assert t.over and any("policy" in e for e in t.log if e["seat"] == 0)
     header = parse_record(c.get(f"/api/games/{g['id']}/record").text).header

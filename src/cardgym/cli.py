@@ -286,15 +286,19 @@ def build_parser(argv=()) -> argparse.ArgumentParser:
         "open game records. Needs pip install 'cardgym[web]'."))
     w.add_argument("--port", type=integer(1, 65535), default=8000, help="the port to listen on")
     w.add_argument("--host", type=text("an address"), default="127.0.0.1",
-                   help="the address to bind (0.0.0.0: every interface)")
+                   help="the address to bind (beyond loopback, e.g. 0.0.0.0 for every interface, needs --public)")
+    w.add_argument("--public", action="store_true",
+                   help="allow a --host beyond this machine (the table has no accounts and no encryption)")
+    w.add_argument("--allow-host", type=text("a host name"), action="append", metavar="NAME",
+                   help="also answer requests whose Host is NAME (repeatable; loopback names always)")
     w.add_argument("--model", type=text("[NAME=]PATH"), action="append", metavar="[NAME=]PATH",
                    help="a model file seats can be given to (repeatable; its game is read from the file)")
     w.add_argument("--record", type=existing_path, action="append", metavar="FILE",
                    help="a game record to open (repeatable)")
-    w.add_argument("--max-games", type=integer(1, 10_000), default=32, help="live games and opened records held at once")
+    w.add_argument("--max-games", type=integer(1, 10_000), default=32, help="games in progress, and opened records, held at once (finished games do not count)")
     w.add_argument("--expire", type=real(0, 7 * 86400, lo_open=True), default=1800.0,
                    help="seconds after which an untouched game is dropped")
-    w.add_argument("--pace", type=real(0, 60), default=0.7, help="seconds between two bot moves")
+    w.add_argument("--pace", type=real(0, 10), default=0.7, help="seconds between two bot moves (the page's default)")
     w.set_defaults(func=cmd_serve)
 
     n = command("new-game", help="write the package of a new game (docs/api.md, 'Adding a game')", description=(
