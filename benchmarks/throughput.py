@@ -183,6 +183,9 @@ def parse(argv=None):
             cardgym.registry.entry(g)
         except ValueError as exc:
             ap.error(f"argument --games: {exc}")
+    from cardgym.cli_options import check_output
+
+    check_output(ap, "--json", args.json)  # before minutes of measuring
     return args
 
 
@@ -232,7 +235,9 @@ def main(argv=None):
         print(f"| {env_name} | {api} | {d:,.0f} | {r1} | {r2} |")
         out.append({"env": env_name, "api": api, "decisions_per_s": round(d)})
     if args.json:
-        with open(args.json, "w") as fh:
+        from cardgym.cli_options import writing
+
+        with writing("cardgym bench", args.json), open(args.json, "w") as fh:
             json.dump({"machine": machine, "rows": out}, fh, indent=2)
 
 

@@ -11,8 +11,9 @@ import sys
 
 import cardgym
 
-from .cli_options import (HelpFormatter, Parser, add_rule_options, check_players, check_rules, check_seat, flag,
-                          existing_path, games_epilog, integer, real, rule_defaults, seed, text)
+from .cli_options import (HelpFormatter, Parser, add_rule_options, check_output, check_players, check_rules, check_seat,
+                          existing_path, flag, games_epilog, integer, output_problem, real, rule_defaults, seed, text,
+                          writing)
 from .docs_pages import clean_markdown, render_markdown, rules_markdown
 
 USAGE = """commands:
@@ -75,6 +76,7 @@ def check_play(args, extra):
     args.options = _options(args, game, extra)
     check_seat(args.parser, args.seat, args.options["num_players"])
     check_players(args.parser, game, [args.vs], "--vs", extra=("agent",))
+    check_output(args.parser, "--record", args.record)
 
 
 def check_eval(args, extra):
@@ -86,6 +88,12 @@ def check_eval(args, extra):
         args.parser.error(f"argument --bots: must be two or more comma-separated players (e.g. random,greedy), "
                           f"got {args.bots!r}")
     check_players(args.parser, game, names, "--bots", extra=("agent",), python_players=True)
+    check_output(args.parser, "--record", args.record, "folder")
+
+
+def check_replay(args, extra):
+    """``cardgym replay``: the picture's path before the replay starts."""
+    check_output(args.parser, "--gif", args.gif)
 
 
 def check_rules_cmd(args, extra):
@@ -121,7 +129,8 @@ def cmd_eval(args, extra):
         from .game_records import record_pairings
 
         try:
-            paths = record_pairings(game, bots, args.record, args.record_games, num_players, args.seed, options)
+            with writing("cardgym eval", args.record):
+                paths = record_pairings(game, bots, args.record, args.record_games, num_players, args.seed, options)
         except (ValueError, TypeError) as exc:
             raise SystemExit(f"cardgym: {exc}") from None
         print(f"wrote {len(paths)} game records to {args.record}", file=sys.stderr)
@@ -175,8 +184,9 @@ def cmd_play(args, extra):
     options = dict(args.options)
     num_players = options.pop("num_players", 2)
     try:
-        play_terminal(game, vs=args.vs, num_players=num_players, seat=args.seat, seed=args.seed,
-                      record=args.record, **options)
+        with writing("cardgym play", args.record):
+            play_terminal(game, vs=args.vs, num_players=num_players, seat=args.seat, seed=args.seed,
+                          record=args.record, **options)
     except (ValueError, TypeError) as exc:
         raise SystemExit(f"cardgym: {exc}") from None
     except ImportError as exc:  # a model file without torch installed
@@ -184,12 +194,21 @@ def cmd_play(args, extra):
 
 
 def cmd_new_game(args, extra):
-    from .kit.new_game import new_game
+    from .kit.new_game import check_name, new_game
 
     if extra:
         raise SystemExit(f"cardgym new-game: unexpected argument {extra[0]!r}")
     try:
-        out = new_game(args.name, args.dir)
+        name = check_name(args.name)
+    except ValueError as exc:
+        raise SystemExit(f"cardgym new-game: {exc}") from None
+    folder = args.dir if args.dir is not None else f"cardgym-{name.replace('_', '-')}"
+    problem = output_problem(folder, "folder")
+    if problem is not None:
+        args.parser.error(f"{'argument --dir' if args.dir is not None else 'the folder of NAME'}: {problem}")
+    try:
+        with writing("cardgym new-game", folder):
+            out = new_game(args.name, args.dir)
     except ValueError as exc:
         raise SystemExit(f"cardgym new-game: {exc}") from None
     print(f"wrote {out}: pip install -e {out} && python -m pytest {out / 'tests'}")
@@ -270,7 +289,7 @@ def build_parser(argv=()) -> argparse.ArgumentParser:
     b.set_defaults(func=cmd_bench)
 
     sub.add_parser("train", help="train an agent (cardgym train --help)", add_help=False)
-    y = command("replay", help="re-play a game record (text or a GIF)", description=(
+    y = command("replay", check=check_replay, help="re-play a game record (text or a GIF)", description=(
         "Re-play a game record exactly (JSON lines written by play --record, eval --record or\n"
         "cardgym.game_records.GameRecorder); refuse one that does not replay, naming its line."))
     y.add_argument("file", type=existing_path, help="the record file (.jsonl)")

@@ -552,8 +552,11 @@ def cmd_replay(args, extra):
         raise SystemExit(f"cardgym replay: {exc}") from None
     print(f"result: {rec.end['result']}")
     if args.gif:
+        from .cli_options import writing
+
         ms = int(1000 / args.fps)
-        frames[0].save(args.gif, save_all=True, append_images=frames[1:], duration=ms, loop=0)
+        with writing("cardgym replay", args.gif):
+            frames[0].save(args.gif, format="GIF", save_all=True, append_images=frames[1:], duration=ms, loop=0)
         print(f"wrote {args.gif} ({len(frames)} frames)", file=sys.stderr)
 
 
