@@ -552,11 +552,12 @@ def cmd_replay(args, extra):
         raise SystemExit(f"cardgym replay: {exc}") from None
     print(f"result: {rec.end['result']}")
     if args.gif:
-        from .cli_options import writing
-
         ms = int(1000 / args.fps)
-        with writing("cardgym replay", args.gif):
+        try:
             frames[0].save(args.gif, format="GIF", save_all=True, append_images=frames[1:], duration=ms, loop=0)
+        except OSError as exc:  # a full disk: one line, exit 2 (the path itself was checked when parsed)
+            print(f"cardgym replay: error: could not write {args.gif}: {exc.strerror or exc}", file=sys.stderr)
+            raise SystemExit(2) from None
         print(f"wrote {args.gif} ({len(frames)} frames)", file=sys.stderr)
 
 
