@@ -426,7 +426,8 @@ def test_a_table_is_prepared_before_it_opens():
         gate.wait(30)
         warm_kernels(game, bots)
 
-    c, tables = client(warm=slow_warm)
+    tables = Tables(pace=0, warm=slow_warm)
+    c = TestClient(create_app(tables, settle=0.2), base_url="http://127.0.0.1:8000")
     assert {g["name"]: g["status"] for g in c.get("/api/games").json()["games"]}["skyjo"] == "cold"
     assert c.get("/api/games").json()["pace"] == 0
     r = c.post("/api/games", json={"game": "skyjo", "num_players": 2, "seats": ["person", "greedy"]})
@@ -453,6 +454,42 @@ def test_a_table_is_prepared_before_it_opens():
     assert tables.kernels_ready(cardgym.get_game("skipbo_junior"), ["expert"])
     assert c.post("/api/prepare", json={"game": "chess"}).status_code == 400
     tables.close()
+
+
+def test_a_table_opens_within_the_settle_time_when_its_kernels_load_quickly():
+    import threading
+
+    from cardgym.web.tables import warm_kernels
+
+    def quick_warm(game, bots):  # numba's cache on disk: the kernels load in a moment
+        threading.Event().wait(0.3)
+        warm_kernels(game, bots)
+
+    tables = Tables(pace=0, warm=quick_warm)
+    c = TestClient(create_app(tables), base_url="http://127.0.0.1:8000")
+    r = c.post("/api/games", json={"game": "skipbo_junior", "num_players": 2, "seats": ["person", "greedy"]})
+    assert r.status_code == 201 and r.json()["status"] == "playing" and r.json()["message"] == ""
+    assert c.get(f"/api/games/{r.json()['id']}", headers=hdr(r.json()["token"])).json()["view"]["legal"]
+    tables.close()
+
+
+def test_serving_beyond_loopback_needs_public_and_warns(capsys):
+    from cardgym.cli import build_parser
+    from cardgym.web import check_host, is_loopback
+
+    assert is_loopback("127.0.0.1") and is_loopback("::1") and is_loopback("localhost") and is_loopback("127.1.2.3")
+    assert not is_loopback("0.0.0.0") and not is_loopback("192.168.1.5") and not is_loopback("mybox.local")
+
+    def args(*argv):
+        return build_parser(["serve"]).parse_args(["serve", *argv])
+
+    assert check_host(args()) == [] and check_host(args("--allow-host", "cards.example")) == ["cards.example"]
+    with pytest.raises(SystemExit) as exc:
+        check_host(args("--host", "0.0.0.0"))
+    assert exc.value.code == 2 and "add --public" in capsys.readouterr().err
+    assert check_host(args("--host", "0.0.0.0", "--public")) == []
+    assert "warning: listening on 0.0.0.0" in capsys.readouterr().err
+    assert check_host(args("--host", "192.168.1.5", "--public", "--allow-host", "mybox")) == ["mybox", "192.168.1.5"]
 
 
 def test_the_last_move_and_the_end_in_words():

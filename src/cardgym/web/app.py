@@ -29,7 +29,9 @@ Bodies are read as a stream and refused (413) as soon as they pass their limit.
 
 from __future__ import annotations
 
+import asyncio
 import json
+import time
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -50,6 +52,9 @@ MAX_JSON = 64 * 1024  # bytes of a JSON request (a new game, a move, a claim)
 #: the names a request's Host may have by default: loopback only (a foreign name is DNS rebinding)
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
 UNSAFE = ("POST", "PUT", "PATCH", "DELETE")
+#: seconds a request for a table being prepared waits (asleep, on the event loop) before it answers
+#: ``preparing``: with numba's cache on disk, a game's kernels load within it
+SETTLE = 3.0
 
 
 def _error(exc: Refused) -> JSONResponse:
@@ -143,9 +148,9 @@ def _obj(body, *keys):
     return body
 
 
-def create_app(tables: Tables | None = None, allowed_hosts=()) -> Starlette:
+def create_app(tables: Tables | None = None, allowed_hosts=(), settle: float = SETTLE) -> Starlette:
     """The application over ``tables`` (a fresh `Tables` if None), answering the loopback names and
-    ``allowed_hosts``."""
+    ``allowed_hosts``; a request for a table being prepared waits up to ``settle`` seconds for it."""
     tables = tables if tables is not None else Tables()
     catalogue = game_catalogue(tables.models)
 
@@ -176,10 +181,22 @@ def create_app(tables: Tables | None = None, allowed_hosts=()) -> Starlette:
         status = tables.catalogue_status()
         return [{**g, "status": status.get(g["name"], "cold")} for g in catalogue]
 
+    async def settled(gid):
+        """Wait (without holding a thread) until the table ``gid`` is prepared, at most `SETTLE` s."""
+        t = tables.live.get(gid)
+        end = time.monotonic() + settle
+        while t is not None and t.status == "preparing" and time.monotonic() < end:
+            await asyncio.sleep(0.05)
+        return t
+
     async def games(request):
         if request.method == "POST":
             body = await _body(request)
-            return JSONResponse(await run_in_threadpool(tables.create, body, _client(request)), status_code=201)
+            out = await run_in_threadpool(tables.create, body, _client(request))
+            t = await settled(out["id"])
+            if t is not None and t.status != out["status"]:
+                out = {**out, "status": t.status, "message": "" if t.ready else f"the table could not be prepared: {t.error}"}
+            return JSONResponse(out, status_code=201)
         return JSONResponse({"games": catalogue_now(), "records": tables.list_records(), "pace": tables.pace,
                              "limits": {"max_games": tables.max_games, "per_client": tables.per_client,
                                         "in_progress": tables.in_progress(), "max_moves": tables.max_moves,
@@ -207,8 +224,11 @@ def create_app(tables: Tables | None = None, allowed_hosts=()) -> Starlette:
     def _page(request):
         return request.headers.get("x-page", "")[:64]
 
-    @off_loop
-    def game_state(request):
+    async def game_state(request):
+        await settled(request.path_params["gid"])
+        return await run_in_threadpool(_game_state, request)
+
+    def _game_state(request):
         t = tables.get_live(request.path_params["gid"])
         with t.lock:
             viewer = t.viewer(_token(request), request.query_params.get("seat"), _page(request))
