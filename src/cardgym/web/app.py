@@ -224,9 +224,21 @@ def create_app(tables: Tables | None = None, allowed_hosts=(), settle: float = S
     def _page(request):
         return request.headers.get("x-page", "")[:64]
 
+    def queue(gid) -> asyncio.Lock:
+        """The table's turn on the event loop: requests for one table wait here, asleep, instead of
+        each holding a worker thread while another one plays its slice."""
+        t = tables.live.get(gid)
+        if t is None:
+            return asyncio.Lock()  # an unknown id: the worker answers 404
+        lock = getattr(t, "queue", None)
+        if lock is None:
+            lock = t.queue = asyncio.Lock()
+        return lock
+
     async def game_state(request):
         await settled(request.path_params["gid"])
-        return await run_in_threadpool(_game_state, request)
+        async with queue(request.path_params["gid"]):
+            return await run_in_threadpool(_game_state, request)
 
     def _game_state(request):
         t = tables.get_live(request.path_params["gid"])
@@ -237,7 +249,8 @@ def create_app(tables: Tables | None = None, allowed_hosts=(), settle: float = S
 
     async def move(request):
         body = _obj(await _body(request), "action", "step")
-        return await run_in_threadpool(_move, request, body)
+        async with queue(request.path_params["gid"]):
+            return await run_in_threadpool(_move, request, body)
 
     def _move(request, body):
         t = tables.get_live(request.path_params["gid"])

@@ -183,6 +183,7 @@ class LiveTable:
     rounds: list = field(default_factory=list)  # totals after each round or hand
     max_moves: int = MAX_MOVES
     preparing: str = ""
+    queue: object = None  # the server's asyncio.Lock: requests for this table wait their turn on it
 
     # ------------------------------------------------------------------ who may see and do what
     def seat_of(self, token, page=None) -> int | None:
@@ -514,16 +515,20 @@ class Tables:
             for t in sorted(finished, key=lambda t: t.touched)[: len(finished) - keep]:
                 del self.live[t.id]
 
+    def _count(self, client=None) -> int:
+        return sum(1 for t in list(self.live.values()) if t.in_progress and (client is None or t.client == client))
+
     def in_progress(self, client=None) -> int:
         """Games in progress (preparing or playing and not over), all or of one client."""
-        return sum(1 for t in self.live.values() if t.in_progress and (client is None or t.client == client))
+        with self.lock:
+            return self._count(client)
 
     def _room(self, client):
         self._purge()
-        if self.in_progress() >= self.max_games:
+        if self._count() >= self.max_games:
             raise Refused(429, f"the server holds its limit of {self.max_games} games in progress; finish one or "
                                f"wait until an abandoned one expires ({self.expire:.0f} s after its last request)")
-        if client and self.in_progress(client) >= self.per_client:
+        if client and self._count(client) >= self.per_client:
             raise Refused(429, f"this page already has {self.per_client} games in progress (the most one page or "
                                f"client may hold); finish one or wait until an abandoned one expires "
                                f"({self.expire:.0f} s)")
@@ -578,8 +583,7 @@ class Tables:
         return futs
 
     def preparing_message(self, game) -> str:
-        return (f"preparing {game.title} (first use in this server: compiling its kernels, about 10-40 s; "
-                "`cardgym warmup` ahead of time makes it instant)")
+        return f"preparing {game.title} (first use in this server: compiling its kernels, about 10-40 s)"
 
     def catalogue_status(self) -> dict:
         """``{game: "ready" | "preparing" | "cold"}``: the state of each game's own kernels."""
