@@ -182,16 +182,17 @@ def test_hostile_records_are_refused_with_the_line_and_the_reason(tmp_path):
 
 def test_a_swapped_legal_move_is_refused_with_its_line(tmp_path):
     lines = _good(tmp_path)
-    rec = parse_record("\n".join(lines) + "\n")
-    env, states = None, []
     from cardgym.game_records import replay
 
+    rec = parse_record("\n".join(lines) + "\n")
+    swapped = None
     for k, env in replay(rec):  # find a step with another legal move of another text, and swap it in
         if k < len(rec.actions):
             legal = [a for a in env.legal_actions() if a != rec.actions[k]["action"]]
             if legal:
                 swapped = _edit(lines, k + 1, action=legal[0])
                 break
+    assert swapped is not None
     err = _refused(swapped, f"line {k + 2}: step {k}: the record's move")
     assert "a changed move" in err.reason
 
