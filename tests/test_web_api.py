@@ -434,7 +434,8 @@ def test_a_table_is_prepared_before_it_opens():
     g = r.json()
     assert r.status_code == 201 and g["status"] == "preparing" and "preparing Skyjo" in g["message"]
     st = c.get(f"/api/games/{g['id']}", headers=hdr(g["token"])).json()
-    assert st["status"] == "preparing" and st["view"] is None and st["log"] == [] and "Skyjo" in st["message"]
+    assert st["status"] == "preparing" and st["preparing"] is True and st["view"] is None and st["log"] == []
+    assert "Skyjo" in st["message"]
     assert {x["name"]: x["status"] for x in c.get("/api/games").json()["games"]}["skyjo"] == "preparing"
     r = c.post(f"/api/games/{g['id']}/move", json={"action": 0, "step": 0}, headers=hdr(g["token"]))
     assert r.status_code == 409 and "being prepared" in r.json()["error"]
@@ -446,13 +447,27 @@ def test_a_table_is_prepared_before_it_opens():
         if st["status"] != "preparing":
             break
         time.sleep(0.1)
-    assert st["status"] == "playing" and st["view"]["legal"]
+    assert st["status"] == "playing" and st["preparing"] is False and st["view"]["legal"]
     for _ in range(600):
         if c.post("/api/prepare", json={"game": "skipbo_junior", "seats": ["expert"]}).json()["status"] == "ready":
             break
         time.sleep(0.1)
     assert tables.kernels_ready(cardgym.get_game("skipbo_junior"), ["expert"])
     assert c.post("/api/prepare", json={"game": "chess"}).status_code == 400
+    tables.close()
+
+
+def test_a_table_whose_preparation_fails_says_why():
+    def broken(game, bots):
+        raise OSError("no space left for numba's cache")
+
+    tables = Tables(pace=0, warm=broken)
+    c = TestClient(create_app(tables, settle=2.0), base_url="http://127.0.0.1:8000")
+    g = c.post("/api/games", json={"game": "skyjo", "num_players": 2, "seats": ["person", "greedy"]}).json()
+    assert g["status"] == "failed" and "no space left" in g["message"]
+    r = c.get(f"/api/games/{g['id']}", headers=hdr(g["token"]))
+    assert r.status_code == 500 and "could not be prepared: OSError: no space left" in r.json()["error"]
+    assert tables.in_progress() == 0  # a failed table holds no place
     tables.close()
 
 

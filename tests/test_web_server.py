@@ -19,7 +19,8 @@ pytest.importorskip("uvicorn", reason="cardgym serve needs the web extra: pip in
 httpx = pytest.importorskip("httpx", reason="the server tests talk to it with httpx (the dev extra)")
 
 #: the server: the first use of Skip-Bo Junior compiles for two CPU-seconds of pure Python (as numba's
-#: typing does, holding the interpreter), and its other games are ready
+#: typing does, holding the interpreter), its other games are ready, and a request for a table being
+#: prepared waits only half a second (less than the compile) before it answers "preparing"
 SERVER = textwrap.dedent("""
     import sys, time
     import uvicorn
@@ -41,7 +42,7 @@ SERVER = textwrap.dedent("""
         for f in tables.prepare(cardgym.get_game(name), bots):
             f.result()
     print("ready", flush=True)
-    uvicorn.run(create_app(tables), host="127.0.0.1", port=int(sys.argv[1]), log_level="warning",
+    uvicorn.run(create_app(tables, settle=0.5), host="127.0.0.1", port=int(sys.argv[1]), log_level="warning",
                 http=web.timed_protocol(), timeout_keep_alive=web.KEEP_ALIVE)
 """).replace("import cardgym.web as web", "import cardgym, cardgym.web as web")
 

@@ -1,6 +1,7 @@
 """The ``cardgym serve`` application (Starlette): a JSON API over `cardgym.web.tables` and the page.
 
-Routes (every error is ``{"error": message}`` with a 4xx status, and changes nothing):
+Routes (every error is ``{"error": message}`` with a 4xx status, and changes nothing; a table whose
+preparation failed answers 500 with the reason):
 
 - ``GET /``: the page (``static/index.html``, plain JS and CSS shipped as package data);
 - ``GET /api/games``: the games, their player counts, bots, rule options, agents and models, each

@@ -353,18 +353,20 @@ class LiveTable:
 
     def state(self, viewer) -> dict:
         """The table as ``viewer`` (a seat, or None for the public table) sees it. Besides the view and
-        the log: ``status`` (preparing | playing | over | stopped | failed), ``message`` (what the
-        page shows while preparing or after a failure), ``last`` (the last move in a sentence) and, once
+        the log: ``status`` (preparing | playing | over | stopped; a table whose preparation failed is
+        refused with the reason, 500), ``preparing`` (true until the table opens), ``message`` (what
+        the page shows while preparing), ``last`` (the last move in a sentence) and, once
         over, ``outcome`` (the result in words for this viewer) and ``table`` (`score_table`)."""
         seats = [{"seat": i, "kind": s.kind, "name": s.name, "label": f"player_{i} ({s.name})",
                   "claimed": s.claimed or s.kind != PERSON} for i, s in enumerate(self.seats)]
         head = {"id": self.id, "kind": "live", "game": self.game.name, "title": self.game.title,
                 "viewer": viewer, "seats": seats, "pace": self.pace}
+        if self.status == "failed":
+            raise Refused(500, f"the table could not be prepared: {self.error}")
         if not self.ready:
-            return {**head, "status": self.status, "step": 0, "to_act": None, "waiting": self.status,
-                    "over": False, "view": None, "log": [], "last": None,
-                    "message": self.preparing if self.status == "preparing" else f"the table could not be "
-                                                                               f"prepared: {self.error}"}
+            return {**head, "status": "preparing", "preparing": True, "step": 0, "to_act": None,
+                    "waiting": "preparing", "over": False, "view": None, "log": [], "last": None,
+                    "message": self.preparing}
         env = self.env
         cur = self.to_act()
         log = []
@@ -379,6 +381,7 @@ class LiveTable:
         over = cur is None
         out = {
             **head, "step": len(self.log), "status": ("stopped" if self.stopped else "over") if over else "playing",
+            "preparing": False,
             "to_act": cur, "waiting": waiting, "over": over,
             "view": view(env.game, env.record, env.rules, viewer, env.action_mask() if viewer == cur else None),
             "log": log, "last": self.last_entry(), "message": "",
