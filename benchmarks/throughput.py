@@ -205,6 +205,9 @@ def parse(argv=None):
             cardgym.registry.entry(g)
         except ValueError as exc:
             ap.error(f"argument --games: {exc}")
+    from cardgym.cli_options import check_output
+
+    check_output(ap, "--json", args.json)  # before minutes of measuring
     return args
 
 
@@ -251,7 +254,9 @@ def main(argv=None):
         out = [{"env": env, "api": api, "decisions_per_s": round(w), **({"decisions_per_cpu_s": round(c)}
                                                                           if args.cpu else {})}
                for (env, api, _), (w, c) in zip(rows, best)]
-        with open(args.json, "w") as fh:
+        from cardgym.cli_options import writing
+
+        with writing("cardgym bench", args.json), open(args.json, "w") as fh:
             json.dump({"machine": machine, "numba_threads": numba.get_num_threads(), "rows": out}, fh, indent=2)
 
 

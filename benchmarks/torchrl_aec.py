@@ -14,7 +14,6 @@ Usage: ``python benchmarks/torchrl_aec.py [--game skipbo_junior] [--steps 3000] 
 
 from __future__ import annotations
 
-import argparse
 import importlib
 import importlib.util
 import json

@@ -37,7 +37,6 @@ import argparse  # noqa: E402
 import csv  # noqa: E402
 import importlib  # noqa: E402
 import json  # noqa: E402
-import sys  # noqa: E402
 import time  # noqa: E402
 from pathlib import Path  # noqa: E402
 

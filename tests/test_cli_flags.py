@@ -38,7 +38,7 @@ LLM_REFUSE = {"--llm-base-url": ["", "x", "ftp://host/v1", "http://"], "--llm-mo
 #: values each command's flags must refuse (rule options: `RULE_BAD`)
 REFUSE = {
     "play": {"--vs": ["", "nobody"], "--seat": ["-1", "7", "x"], "--seed": ["-1", "99999999999999999999999", "x"],
-             "--record": ["", " "]},
+             "--record": ["", " ", "/proc/cardgym.jsonl"]},
     "eval": {"--bots": ["", "random", "random,", "random,nobody"], "--games": ["0", "-1", "10000001", "x"],
              "--seed": ["-1", "99999999999999999999999", "1.5"],
              "--record": ["", " "], "--record-games": ["0", "-1", "x"], **LLM_REFUSE},
@@ -47,14 +47,15 @@ REFUSE = {
     "mcp": {"--max-games": ["0", "-1", "100000"], "--expire": ["0", "-1", "nan", "inf"]},
     "rules": {"--width": ["0", "-1", "x", "100000"]},
     "warmup": {"--jobs": ["0", "-1", "x", "1.5", "100000"]},
-    "replay": {"--seat": ["-1", "x"], "--gif": ["", " "], "--fps": ["0", "-1", "nan", "inf", "61"]},
+    "replay": {"--seat": ["-1", "x"], "--gif": ["", " ", "/proc/cardgym.gif"], "--fps": ["0", "-1", "nan", "inf", "61"]},
     "serve": {"--port": ["0", "-1", "65536", "x"], "--host": ["", " "], "--model": ["", " "],
               "--record": ["", "no/such/record.jsonl"], "--max-games": ["0", "-1", "100000"],
-              "--expire": ["0", "-1", "nan", "inf"], "--pace": ["-1", "nan", "inf", "61"], **LLM_REFUSE},
+              "--expire": ["0", "-1", "nan", "inf"], "--pace": ["-1", "nan", "inf", "11"],
+              "--allow-host": ["", " "], **LLM_REFUSE},
     "bench": {"--seconds": ["0", "-1", "nan", "inf"], "--rounds": ["0", "-1", "x"], "--num-envs": ["0", "-1", "9999999"],
-              "--games": ["", "nogame", "skyjo,"], "--json": [""]},
+              "--games": ["", "nogame", "skyjo,"], "--json": ["", "/proc/cardgym.json"]},
     "train": {
-        "--steps": ["0", "-1", "nan", "inf", "1.5", "x"], "--out": ["", " "], "--seed": ["-1", "99999999999999999999999"],
+        "--steps": ["0", "-1", "nan", "inf", "1.5", "x"], "--out": ["", " ", "/proc/cardgym-out"], "--seed": ["-1", "99999999999999999999999"],
         "--envs": ["0", "-1", "100000000"], "--rollout": ["0", "-1", "100000"], "--epochs": ["0", "-1"],
         "--minibatch": ["0", "-1"], "--lr": ["0", "-1", "inf", "nan", "2"], "--ent-coef": ["-1", "nan", "inf"],
         "--gamma": ["nan", "-0.1", "1.5", "inf"], "--hidden": ["", "0", "a,b", "64,-1"],

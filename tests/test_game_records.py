@@ -117,6 +117,86 @@ def test_damaged_records_are_refused_with_the_line(tmp_path):
     _refused(lines[:2] + ['{"type": "chat"}'] + lines[2:], "line 3: unknown line type")
 
 
+def _edit(lines, k, **fields):
+    obj = json.loads(lines[k])
+    for key, v in fields.items():
+        if v is KeyError:
+            obj.pop(key, None)
+        else:
+            obj[key] = v
+    return lines[:k] + [json.dumps(obj)] + lines[k + 1:]
+
+
+def _player(lines, i, **fields):
+    h = json.loads(lines[0])
+    for key, v in fields.items():
+        if v is KeyError:
+            h["players"][i].pop(key, None)
+        else:
+            h["players"][i][key] = v
+    return [json.dumps(h)] + lines[1:]
+
+
+def test_hostile_records_are_refused_with_the_line_and_the_reason(tmp_path):
+    from cardgym.game_records import MAX_DEPTH, MAX_MOVES
+
+    lines = _good(tmp_path)
+    n = len(lines)
+    h = json.loads(lines[0])
+    cases = [
+        (_edit(lines, 0, seed=-1), "line 1: 'seed' must be the seed of the deal"),
+        (_edit(lines, 0, seed=2**63), "line 1: 'seed' must be the seed of the deal"),
+        ([lines[0].replace('"seed":4', '"seed":' + "9" * 5000)] + lines[1:], "line 1: not a number this reader takes"),
+        (_edit(lines, 0, rules={**h["rules"], "num_players": 10**40}), "line 1: rules not accepted"),
+        (_edit(lines, 0, rules={**h["rules"], "stock_size": [[1]]}), "line 1: rule 'stock_size' must be a number"),
+        (_edit(lines, 0, deck=[10**30]), "line 1: 'deck' must list the card codes"),
+        (_edit(lines, 0, deck=[1, 2, 3]), "line 1: deck not accepted"),
+        (_edit(lines, 0, players=h["players"] * 2), "line 1: the header names 4 players for a 2-player game"),
+        (_player(lines, 1, seat=KeyError), "line 1: player 1 must have 'seat': 1"),
+        (_player(lines, 0, seat=1), "line 1: player 0 must have 'seat': 0"),
+        (_player(lines, 0, name=KeyError), "line 1: player 0 must have a 'name'"),
+        (_player(lines, 0, name=["x"]), "line 1: player 0 must have a 'name'"),
+        (_player(lines, 0, name="deep-blue"), "line 1: player 0 is a bot named 'deep-blue'"),
+        (_player(lines, 0, kind="model", file="m.pt", sha256="beef"), "line 1: player 0 .model. must have the 'sha256'"),
+        (_edit(lines, 0, game=["skyjo"]), "line 1: 'game' must be a str"),
+        (_edit(lines, 0, version=True), "line 1: unknown record version True"),
+        (_edit(lines, 2, text=7), "line 3: 'text' must be a str"),
+        (_edit(lines, 2, text="x" * 5000), "line 3: 'text' is 5000 characters long"),
+        (_edit(lines, 2, seat=-1), r"line 3: 'seat' must be a seat of the game \(0..1\)"),
+        (_edit(lines, 2, action=10**30), "line 3: 'action' must be an action id"),
+        (_edit(lines, 2, text=KeyError), "line 3: the action line has no 'text'"),
+        (lines[:2] + ['{"type": "action", "step": 1, "x": ' + "[" * 40 + "]" * 40 + "}"] + lines[3:],
+         f"line 3: lists or objects nested more than {MAX_DEPTH} deep"),
+        (lines[:2] + ["[" * 100_000 + "]" * 100_000] + lines[3:], "line 3: the line is 200000 characters long"),
+        (lines[:2] + ["[" * 20_000 + "]" * 20_000] + lines[3:], "line 3: lists or objects nested"),
+        (_edit(lines, n - 1, status="won"), f"line {n}: 'status' must be one of"),
+        (_edit(lines, n - 1, status="running"), f"line {n}: 'finished' True contradicts 'status' 'running'"),
+        (_edit(lines, n - 1, status="truncated"), f"line {n}: the record ends with status 'truncated', the replay with 'terminated'"),
+        (_edit(lines, n - 1, result=[]), f"line {n}: 'result' must be a dict"),
+        ([lines[0]] + ["{}"] * (MAX_MOVES + 2), f"line {MAX_MOVES + 2}: the record holds more than {MAX_MOVES} moves"),
+    ]
+    for bad, match in cases:
+        err = _refused(bad, match)
+        assert err.line == int(match.split(":")[0].split()[1]), (match, err)
+
+
+def test_a_swapped_legal_move_is_refused_with_its_line(tmp_path):
+    lines = _good(tmp_path)
+    from cardgym.game_records import replay
+
+    rec = parse_record("\n".join(lines) + "\n")
+    swapped = None
+    for k, env in replay(rec):  # find a step with another legal move of another text, and swap it in
+        if k < len(rec.actions):
+            legal = [a for a in env.legal_actions() if a != rec.actions[k]["action"]]
+            if legal:
+                swapped = _edit(lines, k + 1, action=legal[0])
+                break
+    assert swapped is not None
+    err = _refused(swapped, f"line {k + 2}: step {k}: the record's move")
+    assert "a changed move" in err.reason
+
+
 def test_play_record_and_replay_commands(tmp_path, monkeypatch, capsys):
     path = tmp_path / "p.jsonl"
     # move numbers are action ids: cycle through all of them, each decision takes the first legal one

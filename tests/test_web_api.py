@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 
 import numpy as np
 import pytest
@@ -25,13 +26,31 @@ from cardgym.web.tables import Tables  # noqa: E402
 
 def client(**kw):
     tables = Tables(**{"pace": 0, **kw})
-    return TestClient(create_app(tables)), tables
+    return TestClient(create_app(tables), base_url="http://127.0.0.1:8000"), tables
 
 
-def start(c, game="skyjo", seats=("person", "expert"), **extra):
-    r = c.post("/api/games", json={"game": game, "num_players": len(seats), "seats": list(seats), **extra})
+def start(c, game="skyjo", seats=("person", "expert"), headers=None, **extra):
+    """A new table, once prepared (its kernels compiled in this process)."""
+    r = c.post("/api/games", json={"game": game, "num_players": len(seats), "seats": list(seats), **extra},
+               headers=headers)
     assert r.status_code == 201, r.text
-    return r.json()
+    g = r.json()
+    t = c.app.state.tables.live[g["id"]]
+    for _ in range(600):
+        if t.status != "preparing":
+            break
+        time.sleep(0.1)
+    assert t.status == "playing", t.error
+    return g
+
+
+def play_out(c, gid, **kw):
+    """Ask for a bots-only game's state until it is over (each request plays a bounded slice)."""
+    for _ in range(1000):
+        st = c.get(f"/api/games/{gid}", **kw).json()
+        if st["over"]:
+            return st
+    raise AssertionError("the game did not end")
 
 
 def hdr(token):
@@ -151,9 +170,7 @@ def test_watching_an_agent_shows_its_probabilities_to_its_seat_only():
     g = start(c, "skyjo", ("agent", "expert"), seed=1)
     assert g["token"] is None
     t = tables.live[g["id"]]
-    for _ in range(3):
-        c.get(f"/api/games/{g['id']}")  # with pace 0 one request plays the whole game
-    table = c.get(f"/api/games/{g['id']}").json()
+    table = play_out(c, g["id"])  # with pace 0 each request plays a bounded slice of the game
     assert table["over"] and all("policy" not in e for e in table["log"])
     mine = c.get(f"/api/games/{g['id']}?seat=0").json()
     pol = [e["policy"] for e in mine["log"] if e["seat"] == 0]
@@ -176,7 +193,7 @@ def test_bots_move_at_their_pace():
 
 def test_live_games_are_bounded_and_abandoned_ones_expire():
     now = [0.0]
-    c, tables = client(max_games=2, expire=60, clock=lambda: now[0])
+    c, tables = client(max_games=2, per_client=2, expire=60, clock=lambda: now[0])
     a = start(c)
     start(c)
     r = c.post("/api/games", json={"game": "skyjo", "num_players": 2, "seats": ["person", "expert"]})
@@ -272,7 +289,7 @@ def test_a_model_given_on_the_command_line_plays_a_seat(tmp_path):
     c, tables = client(models=models)
     assert c.get("/api/games").json()["games"][2]["models"] == ["mine"]
     g = start(c, "skyjo", ("mine", "expert"), seed=3)
-    c.get(f"/api/games/{g['id']}")
+    play_out(c, g["id"])
     t = tables.live[g["id"]]
     assert t.over and any("policy" in e for e in t.log if e["seat"] == 0)
     header = parse_record(c.get(f"/api/games/{g['id']}/record").text).header
@@ -309,3 +326,204 @@ def test_cardgym_serve_listens_on_localhost(tmp_path):
     finally:
         proc.terminate()
         proc.wait(10)
+
+
+def test_a_foreign_host_and_a_cross_site_origin_are_refused():
+    tables = Tables(pace=0)
+    app = create_app(tables, allowed_hosts=["cards.example"])
+    body = {"game": "skyjo", "num_players": 2, "seats": ["person", "expert"]}
+    evil = TestClient(app, base_url="http://rebind.example:8000")  # DNS rebinding: a foreign name, our address
+    r = evil.get("/api/games")
+    assert r.status_code == 400 and "Host 'rebind.example:8000'" in r.json()["error"] and "--allow-host" in r.json()["error"]
+    assert evil.get("/").status_code == 400 and evil.get("/static/table.css").status_code == 400
+    for base in ("http://localhost:8000", "http://[::1]:8000", "http://cards.example"):
+        assert TestClient(app, base_url=base).get("/api/games").status_code == 200, base
+    c = TestClient(app, base_url="http://127.0.0.1:8000")
+    for headers in ({"Origin": "http://evil.example"}, {"Origin": "http://127.0.0.1:9999"}, {"Origin": "null"},
+                    {"Sec-Fetch-Site": "cross-site"}):
+        r = c.post("/api/games", json=body, headers={"Content-Type": "text/plain", **headers})
+        assert r.status_code == 403 and "this server's own page" in r.json()["error"], (headers, r.text)
+    assert not tables.live
+    assert c.get("/api/games", headers={"Origin": "http://evil.example"}).status_code == 200  # reading is the browser's to refuse
+    assert c.post("/api/games", json=body, headers={"Origin": "http://127.0.0.1:8000"}).status_code == 201
+    assert c.post("/api/games", json=body).status_code == 201  # not a browser: no Origin
+    tables.close()
+
+
+def test_bodies_are_refused_as_soon_as_they_pass_their_limit():
+    from cardgym.web import app as web_app
+
+    c, tables = client()
+    r = c.post("/api/records", content=b"x", headers={"Content-Length": str(web_app.MAX_BODY + 1)})
+    assert r.status_code == 413 and "the limit is" in r.json()["error"]
+    sent = []
+
+    def chunks():  # no Content-Length: read as a stream and stopped at the limit
+        for _ in range(64):
+            sent.append(1)
+            yield b"x" * (1 << 20)
+
+    r = c.post("/api/records", content=chunks())
+    assert r.status_code == 413 and "passes the limit" in r.json()["error"]
+    r = c.post("/api/games", content=b"[" * 70_000)
+    assert r.status_code == 413  # a JSON request is small: 64 KiB
+    r = c.post("/api/games", content=b"[" * 60_000 + b"]" * 60_000)
+    assert r.status_code == 413
+    r = c.post("/api/games", content=b"[" * 30_000 + b"]" * 30_000)
+    assert r.status_code == 400 and "malformed JSON" in r.json()["error"]  # too deep
+    assert not tables.live and not tables.records
+
+
+def test_finished_games_leave_the_bound_at_once_and_keep_their_records():
+    c, tables = client(max_games=1)
+    g = start(c, "skipbo_junior", ("expert", "greedy"), seed=4)
+    r = c.post("/api/games", json={"game": "skyjo", "num_players": 2, "seats": ["person", "expert"]})
+    assert r.status_code == 429 and "limit of 1 games in progress" in r.json()["error"]
+    st = play_out(c, g["id"])
+    assert st["status"] == "over" and tables.in_progress() == 0
+    start(c, "skyjo")  # the finished game no longer counts
+    rec = c.get(f"/api/games/{g['id']}/record")
+    assert rec.status_code == 200 and parse_record(rec.text).end["finished"]
+
+
+def test_one_page_cannot_fill_the_bound():
+    c, tables = client(max_games=4)
+    assert tables.per_client == 2
+    a, b = {"X-Page": "page-a"}, {"X-Page": "page-b"}
+    start(c, headers=a)
+    start(c, headers=a)
+    r = c.post("/api/games", json={"game": "skyjo", "num_players": 2, "seats": ["person", "expert"]}, headers=a)
+    assert r.status_code == 429 and "this page already has 2 games in progress" in r.json()["error"]
+    start(c, headers=b)
+    limits = c.get("/api/games").json()["limits"]
+    assert limits == {**limits, "max_games": 4, "per_client": 2, "in_progress": 3}
+
+
+def test_a_bots_only_game_advances_in_bounded_slices_and_stops_at_the_move_limit():
+    from cardgym.web.tables import STEP_MOVES
+
+    c, tables = client(max_moves=3 * STEP_MOVES)
+    endless = {"match_target": 10**6, "max_turns": 2**31 - 1}  # allowed rules of a game that does not end
+    g = start(c, "skipbo", ("expert", "expert"), rules=endless, seed=1)
+    steps = [c.get(f"/api/games/{g['id']}").json()["step"] for _ in range(3)]
+    assert 0 < steps[0] <= STEP_MOVES and all(0 < b - a <= STEP_MOVES for a, b in zip([0] + steps, steps))
+    st = play_out(c, g["id"])
+    assert st["status"] == "stopped" and st["step"] == 3 * STEP_MOVES and "stopped" in st["outcome"]
+    assert tables.in_progress() == 0
+    rec = parse_record(c.get(f"/api/games/{g['id']}/record").text)
+    assert rec.end["finished"] is False and len(rec.actions) == 3 * STEP_MOVES
+    replay_states(rec)  # and it replays
+
+
+def test_a_table_is_prepared_before_it_opens():
+    import threading
+
+    from cardgym.web.tables import warm_kernels
+
+    gate = threading.Event()
+
+    def slow_warm(game, bots):  # a first use: the compile takes until the gate opens
+        gate.wait(30)
+        warm_kernels(game, bots)
+
+    tables = Tables(pace=0, warm=slow_warm)
+    c = TestClient(create_app(tables, settle=0.2), base_url="http://127.0.0.1:8000")
+    assert {g["name"]: g["status"] for g in c.get("/api/games").json()["games"]}["skyjo"] == "cold"
+    assert c.get("/api/games").json()["pace"] == 0
+    r = c.post("/api/games", json={"game": "skyjo", "num_players": 2, "seats": ["person", "greedy"]})
+    g = r.json()
+    assert r.status_code == 201 and g["status"] == "preparing" and "preparing Skyjo" in g["message"]
+    st = c.get(f"/api/games/{g['id']}", headers=hdr(g["token"])).json()
+    assert st["status"] == "preparing" and st["preparing"] is True and st["view"] is None and st["log"] == []
+    assert "Skyjo" in st["message"]
+    assert {x["name"]: x["status"] for x in c.get("/api/games").json()["games"]}["skyjo"] == "preparing"
+    r = c.post(f"/api/games/{g['id']}/move", json={"action": 0, "step": 0}, headers=hdr(g["token"]))
+    assert r.status_code == 409 and "being prepared" in r.json()["error"]
+    p = c.post("/api/prepare", json={"game": "skipbo_junior", "seats": ["expert"]}).json()
+    assert p["status"] == "preparing"
+    gate.set()
+    for _ in range(600):
+        st = c.get(f"/api/games/{g['id']}", headers=hdr(g["token"])).json()
+        if st["status"] != "preparing":
+            break
+        time.sleep(0.1)
+    assert st["status"] == "playing" and st["preparing"] is False and st["view"]["legal"]
+    for _ in range(600):
+        if c.post("/api/prepare", json={"game": "skipbo_junior", "seats": ["expert"]}).json()["status"] == "ready":
+            break
+        time.sleep(0.1)
+    assert tables.kernels_ready(cardgym.get_game("skipbo_junior"), ["expert"])
+    assert c.post("/api/prepare", json={"game": "chess"}).status_code == 400
+    tables.close()
+
+
+def test_a_table_whose_preparation_fails_says_why():
+    def broken(game, bots):
+        raise OSError("no space left for numba's cache")
+
+    tables = Tables(pace=0, warm=broken)
+    c = TestClient(create_app(tables, settle=2.0), base_url="http://127.0.0.1:8000")
+    g = c.post("/api/games", json={"game": "skyjo", "num_players": 2, "seats": ["person", "greedy"]}).json()
+    assert g["status"] == "failed" and "no space left" in g["message"]
+    r = c.get(f"/api/games/{g['id']}", headers=hdr(g["token"]))
+    assert r.status_code == 500 and "could not be prepared: OSError: no space left" in r.json()["error"]
+    assert tables.in_progress() == 0  # a failed table holds no place
+    tables.close()
+
+
+def test_a_table_opens_within_the_settle_time_when_its_kernels_load_quickly():
+    import threading
+
+    from cardgym.web.tables import warm_kernels
+
+    def quick_warm(game, bots):  # numba's cache on disk: the kernels load in a moment
+        threading.Event().wait(0.3)
+        warm_kernels(game, bots)
+
+    tables = Tables(pace=0, warm=quick_warm)
+    c = TestClient(create_app(tables), base_url="http://127.0.0.1:8000")
+    r = c.post("/api/games", json={"game": "skipbo_junior", "num_players": 2, "seats": ["person", "greedy"]})
+    assert r.status_code == 201 and r.json()["status"] == "playing" and r.json()["message"] == ""
+    assert c.get(f"/api/games/{r.json()['id']}", headers=hdr(r.json()["token"])).json()["view"]["legal"]
+    tables.close()
+
+
+def test_serving_beyond_loopback_needs_public_and_warns(capsys):
+    from cardgym.cli import build_parser
+    from cardgym.web import check_host, is_loopback
+
+    assert is_loopback("127.0.0.1") and is_loopback("::1") and is_loopback("localhost") and is_loopback("127.1.2.3")
+    assert not is_loopback("0.0.0.0") and not is_loopback("192.168.1.5") and not is_loopback("mybox.local")
+
+    def args(*argv):
+        return build_parser(["serve"]).parse_args(["serve", *argv])
+
+    assert check_host(args()) == [] and check_host(args("--allow-host", "cards.example")) == ["cards.example"]
+    with pytest.raises(SystemExit) as exc:
+        check_host(args("--host", "0.0.0.0"))
+    assert exc.value.code == 2 and "add --public" in capsys.readouterr().err
+    assert check_host(args("--host", "0.0.0.0", "--public")) == []
+    assert "warning: listening on 0.0.0.0" in capsys.readouterr().err
+    assert check_host(args("--host", "192.168.1.5", "--public", "--allow-host", "mybox")) == ["mybox", "192.168.1.5"]
+
+
+def test_the_last_move_and_the_end_in_words():
+    c, tables = client()
+    g = start(c, "skipbo_junior", ("person", "expert"), seed=2)
+    gid, tok = g["id"], g["token"]
+    st = c.get(f"/api/games/{gid}", headers=hdr(tok)).json()
+    while not st["over"]:
+        a = st["view"]["legal"][0]["action"]
+        st = c.post(f"/api/games/{gid}/move", json={"action": a, "step": st["step"]}, headers=hdr(tok)).json()
+        e = st["log"][-1]
+        assert st["last"]["sentence"] == f"player_{e['seat']} ({e['who']}): {e['text']}"
+    winners = st["view"]["result"]["winners"]
+    assert st["outcome"] == ("you won" if winners == [0] else "you lost: player_1 (expert) won")
+    assert [r["name"] for r in st["table"]["rows"]] == ["person", "expert"]
+    assert [r["winner"] for r in st["table"]["rows"]] == [0 in winners, 1 in winners]
+    assert "stock_left" in st["table"]["columns"]
+    assert c.get(f"/api/games/{gid}").json()["outcome"].endswith("won")  # the public table: no "you"
+    assert [s["label"] for s in st["seats"]] == ["player_0 (person)", "player_1 (expert)"]
+    sk = start(c, "skyjo", ("greedy", "expert"), rules={"max_rounds": "2"}, seed=1)
+    st = play_out(c, sk["id"])
+    assert len(st["table"]["rounds"]) == 2 and st["table"]["rounds"][-1]["totals"] == st["view"]["result"]["totals"]

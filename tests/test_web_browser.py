@@ -420,8 +420,10 @@ def test_the_preparing_state_and_the_servers_pace(server, browser):
     browser.get(base + "/#/")
     browser.refresh()  # a fresh page (the form keeps what earlier tests typed otherwise)
     wait(browser, "document.querySelectorAll('#watch-list button').length > 0")
-    # the form's pace is left empty: the game gets the server's own (cardgym serve --pace)
-    assert browser.find_element(By.ID, "f-pace").get_attribute("value") == ""
+    # the form's pace starts at the server's own (cardgym serve --pace, sent as the catalogue's pace)
+    assert float(browser.find_element(By.ID, "f-pace").get_attribute("value")) == tables.pace
+    # emptied, the game gets whatever the server's default is when it starts
+    browser.execute_script("document.querySelector('#f-pace').value = '';")
     # a slow start (a first game compiles its kernels) says so while it waits
     browser.execute_script(
         "const real = window.fetch; window.fetch = (u, o) => (o && o.method === 'POST' && u === '/api/games') ?"

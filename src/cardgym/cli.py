@@ -11,9 +11,9 @@ import sys
 
 import cardgym
 
-from .cli_options import (HelpFormatter, Parser, add_llm_options, add_rule_options, check_players, check_rules,
-                          check_seat, check_text_players, flag, existing_path, games_epilog, integer, real,
-                          rule_defaults, seed, text)
+from .cli_options import (HelpFormatter, Parser, add_llm_options, add_rule_options, check_output, check_players,
+                          check_rules, check_seat, check_text_players, existing_path, flag, games_epilog, integer,
+                          output_problem, real, rule_defaults, seed, text, writing)
 from .docs_pages import clean_markdown, render_markdown, rules_markdown
 
 USAGE = """commands:
@@ -82,6 +82,7 @@ def check_play(args, extra):
     args.options = _options(args, game, extra)
     check_seat(args.parser, args.seat, args.options["num_players"])
     check_players(args.parser, game, [args.vs], "--vs", extra=("agent",))
+    check_output(args.parser, "--record", args.record)
 
 
 def check_eval(args, extra):
@@ -97,6 +98,12 @@ def check_eval(args, extra):
     texts = check_text_players(args.parser, args, names, "--bots")
     check_players(args.parser, game, [n for n in names if n not in texts], "--bots", extra=("agent",),
                   python_players=True)
+    check_output(args.parser, "--record", args.record, "folder")
+
+
+def check_replay(args, extra):
+    """``cardgym replay``: the picture's path before the replay starts."""
+    check_output(args.parser, "--gif", args.gif)
 
 
 def check_serve(args, extra):
@@ -226,7 +233,8 @@ def cmd_eval(args, extra):
 
         others = [b for b in bots if b not in texts]
         try:
-            paths = record_pairings(game, others, args.record, args.record_games, num_players, args.seed, options)
+            with writing("cardgym eval", args.record):
+                paths = record_pairings(game, others, args.record, args.record_games, num_players, args.seed, options)
         except (ValueError, TypeError) as exc:
             raise SystemExit(f"cardgym: {exc}") from None
         paths += recorder.paths if recorder is not None else []
@@ -286,8 +294,9 @@ def cmd_play(args, extra):
     options = dict(args.options)
     num_players = options.pop("num_players", 2)
     try:
-        play_terminal(game, vs=args.vs, num_players=num_players, seat=args.seat, seed=args.seed,
-                      record=args.record, **options)
+        with writing("cardgym play", args.record):
+            play_terminal(game, vs=args.vs, num_players=num_players, seat=args.seat, seed=args.seed,
+                          record=args.record, **options)
     except (ValueError, TypeError) as exc:
         raise SystemExit(f"cardgym: {exc}") from None
     except ImportError as exc:  # a model file without torch installed
@@ -295,12 +304,21 @@ def cmd_play(args, extra):
 
 
 def cmd_new_game(args, extra):
-    from .kit.new_game import new_game
+    from .kit.new_game import check_name, new_game
 
     if extra:
         raise SystemExit(f"cardgym new-game: unexpected argument {extra[0]!r}")
     try:
-        out = new_game(args.name, args.dir)
+        name = check_name(args.name)
+    except ValueError as exc:
+        raise SystemExit(f"cardgym new-game: {exc}") from None
+    folder = args.dir if args.dir is not None else f"cardgym-{name.replace('_', '-')}"
+    problem = output_problem(folder, "folder")
+    if problem is not None:
+        args.parser.error(f"{'argument --dir' if args.dir is not None else 'the folder of NAME'}: {problem}")
+    try:
+        with writing("cardgym new-game", folder):
+            out = new_game(args.name, args.dir)
     except ValueError as exc:
         raise SystemExit(f"cardgym new-game: {exc}") from None
     print(f"wrote {out}: pip install -e {out} && python -m pytest {out / 'tests'}")
@@ -383,7 +401,7 @@ def build_parser(argv=()) -> argparse.ArgumentParser:
     b.set_defaults(func=cmd_bench)
 
     sub.add_parser("train", help="train an agent (cardgym train --help)", add_help=False)
-    y = command("replay", help="re-play a game record (text or a GIF)", description=(
+    y = command("replay", check=check_replay, help="re-play a game record (text or a GIF)", description=(
         "Re-play a game record exactly (JSON lines written by play --record, eval --record or\n"
         "cardgym.game_records.GameRecorder); refuse one that does not replay, naming its line."))
     y.add_argument("file", type=existing_path, help="the record file (.jsonl)")
@@ -399,15 +417,19 @@ def build_parser(argv=()) -> argparse.ArgumentParser:
         "open game records. Needs pip install 'cardgym[web]'."))
     w.add_argument("--port", type=integer(1, 65535), default=8000, help="the port to listen on")
     w.add_argument("--host", type=text("an address"), default="127.0.0.1",
-                   help="the address to bind (0.0.0.0: every interface)")
+                   help="the address to bind (beyond loopback, e.g. 0.0.0.0 for every interface, needs --public)")
+    w.add_argument("--public", action="store_true",
+                   help="allow a --host beyond this machine (the table has no accounts and no encryption)")
+    w.add_argument("--allow-host", type=text("a host name"), action="append", metavar="NAME",
+                   help="also answer requests whose Host is NAME (repeatable; loopback names always)")
     w.add_argument("--model", type=text("[NAME=]PATH"), action="append", metavar="[NAME=]PATH",
                    help="a model file seats can be given to (repeatable; its game is read from the file)")
     w.add_argument("--record", type=existing_path, action="append", metavar="FILE",
                    help="a game record to open (repeatable)")
-    w.add_argument("--max-games", type=integer(1, 10_000), default=32, help="live games and opened records held at once")
+    w.add_argument("--max-games", type=integer(1, 10_000), default=32, help="games in progress, and opened records, held at once (finished games do not count)")
     w.add_argument("--expire", type=real(0, 7 * 86400, lo_open=True), default=1800.0,
                    help="seconds after which an untouched game is dropped")
-    w.add_argument("--pace", type=real(0, 60), default=0.7, help="seconds between two bot moves")
+    w.add_argument("--pace", type=real(0, 10), default=0.7, help="seconds between two bot moves (the page's default)")
     add_llm_options(w)
     w.set_defaults(func=cmd_serve, check=check_serve)
 

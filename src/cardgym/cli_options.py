@@ -254,6 +254,84 @@ def existing_path(value: str) -> str:
     return value
 
 
+def _name_max(folder) -> int:
+    import os
+
+    try:
+        return int(os.pathconf(folder, "PC_NAME_MAX"))
+    except (OSError, ValueError, AttributeError):  # pragma: no cover - not a POSIX system
+        return 255
+
+
+def output_problem(path, kind: str = "file") -> str | None:
+    """Why ``path`` cannot be written as a command's output (``kind``: ``"file"``, or ``"folder"``,
+    created with its parents if missing), or None. Checked before the work starts: a folder given as a
+    file (or a file as a folder), a missing or non-folder parent of a file, a name longer than the
+    file system takes, a place nobody may write (tried by creating and removing a file there)."""
+    import os
+    import tempfile
+    from pathlib import Path
+
+    p = Path(path)
+    limit = _name_max(".")
+    for part in p.parts:
+        if len(os.fsencode(part)) > limit:
+            return f"the name {part[:40]}... is {len(os.fsencode(part))} bytes long; the file system takes at most {limit}"
+    if kind == "file" and p.is_dir():
+        return f"{path} is a folder; give a file name"
+    if kind == "folder" and p.exists() and not p.is_dir():
+        return f"{path} is a file, not a folder"
+    existing = p if kind == "folder" else p.parent
+    while not existing.exists() and existing != existing.parent and kind == "folder":
+        existing = existing.parent
+    here = existing if str(existing) else Path(".")
+    if not here.exists():
+        return f"the folder of {path} ({here}) does not exist"
+    if not here.is_dir():
+        return f"{here} is not a folder, so {path} cannot be written"
+    try:
+        if kind == "file" and p.exists():
+            with open(p, "ab"):
+                pass
+        elif kind == "file":
+            with open(p, "xb"):
+                pass
+            p.unlink()
+        else:
+            with tempfile.TemporaryFile(dir=here):
+                pass
+    except OSError as exc:
+        return f"{path} cannot be written: {exc.strerror or exc}"
+    return None
+
+
+def check_output(parser, flag_name: str, path, kind: str = "file") -> None:
+    """`output_problem` as the parser's one-line error (exit code 2)."""
+    if path is not None:
+        problem = output_problem(path, kind)
+        if problem is not None:
+            parser.error(f"argument {flag_name}: {problem}")
+
+
+class writing:
+    """``with writing(prog, path):`` a failed write (a full device, a path gone meanwhile) ends the
+    command with one line and exit code 2 instead of a traceback."""
+
+    def __init__(self, prog: str, path):
+        self.prog, self.path = prog, path
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, kind, exc, tb):
+        if isinstance(exc, OSError):
+            import sys
+
+            print(f"{self.prog}: error: could not write {self.path}: {exc.strerror or exc}", file=sys.stderr)
+            raise SystemExit(2) from None
+        return False
+
+
 def key_value(value: str) -> str:
     """``KEY=VALUE`` with a non-empty key."""
     key, sep, _ = value.partition("=")

@@ -41,6 +41,14 @@ from .render.view import plain
 FORMAT = "cardgym-game-record"
 VERSION = 1
 KINDS = ("person", "bot", "agent", "model", "python")
+STATUSES = ("running", "terminated", "truncated")
+#: the most moves a record may hold (a long 4-player Skip-Bo game is a few thousand)
+MAX_MOVES = 20_000
+#: the most characters of one line, and of a name or a move's text in it
+MAX_LINE = 100_000
+MAX_TEXT = 1_000
+#: the deepest nesting of lists and objects a line may hold
+MAX_DEPTH = 8
 
 
 class RecordError(ValueError):
@@ -306,74 +314,169 @@ def _need(where, line, obj, key, kind, what=""):
           "str": lambda x: isinstance(x, str), "dict": lambda x: isinstance(x, dict),
           "list": lambda x: isinstance(x, list), "bool": lambda x: isinstance(x, bool)}[kind](v)
     if not ok:
-        raise RecordError(where, line, f"{key!r} must be {what or ('an ' if kind == 'int' else 'a ') + kind}, got {v!r}")
+        raise RecordError(where, line, f"{key!r} must be {what or ('an ' if kind == 'int' else 'a ') + kind}, "
+                                       f"got {_short(v)}")
+    if kind == "str" and len(v) > MAX_TEXT:
+        raise RecordError(where, line, f"{key!r} is {len(v)} characters long; the most is {MAX_TEXT}")
     return v
 
 
+def _short(v) -> str:
+    text = repr(v)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def _int_in(where, line, obj, key, lo, hi, what):
+    v = _need(where, line, obj, key, "int")
+    if not lo <= v <= hi:
+        raise RecordError(where, line, f"{key!r} must be {what} ({lo}..{hi}), got {_short(v)}")
+    return v
+
+
+def _depth(obj) -> int:
+    """How deeply lists and objects nest in ``obj`` (no recursion)."""
+    deepest, todo = 0, [(obj, 0)]
+    while todo:
+        x, d = todo.pop()
+        if isinstance(x, (list, dict)):
+            d += 1
+            deepest = max(deepest, d)
+            if d > MAX_DEPTH:
+                return d
+            todo.extend((v, d) for v in (x.values() if isinstance(x, dict) else x))
+    return deepest
+
+
+def _load_line(where, no, line):
+    if len(line) > MAX_LINE:
+        raise RecordError(where, no, f"the line is {len(line)} characters long; a record's line holds at most {MAX_LINE}")
+    try:
+        obj = json.loads(line)
+    except json.JSONDecodeError as exc:
+        raise RecordError(where, no, f"not JSON ({exc.msg} at column {exc.colno}): the file is damaged") from None
+    except RecursionError:
+        raise RecordError(where, no, f"lists or objects nested more than {MAX_DEPTH} deep") from None
+    except ValueError as exc:  # an integer of more digits than Python converts
+        raise RecordError(where, no, f"not a number this reader takes ({str(exc)[:120]})") from None
+    if _depth(obj) > MAX_DEPTH:
+        raise RecordError(where, no, f"lists or objects nested more than {MAX_DEPTH} deep")
+    if not isinstance(obj, dict):
+        raise RecordError(where, no, f"a line must be a JSON object, got {type(obj).__name__}")
+    return obj
+
+
+def _check_header(where, no, obj):
+    """The header's fields, every one a reader uses; returns ``(game, rules)`` (the game spec and its
+    checked Rules)."""
+    if obj.get("type") != "header" or obj.get("format") != FORMAT:
+        raise RecordError(where, no, f"not a cardgym game record (the first line must be the header, format {FORMAT!r})")
+    version = obj.get("version")
+    if isinstance(version, bool) or version != VERSION:
+        raise RecordError(where, no, f"unknown record version {_short(version)}; this cardgym reads version {VERSION}")
+    game = _need(where, no, obj, "game", "str")
+    if game not in cardgym.GAMES:
+        raise RecordError(where, no, f"unknown game {_short(game)}; games: {sorted(cardgym.GAMES)}")
+    spec = cardgym.get_game(game)
+    env_id = _need(where, no, obj, "env", "str")
+    if env_id != spec.env_name:
+        raise RecordError(where, no, f"env {_short(env_id)} is not this cardgym's {spec.env_name!r}")
+    if "cardgym" in obj:
+        _need(where, no, obj, "cardgym", "str")
+    rules = _need(where, no, obj, "rules", "dict")
+    for k, v in rules.items():
+        if not isinstance(v, (int, float, str, bool)) and v is not None:
+            raise RecordError(where, no, f"rule {_short(k)} must be a number, text, true/false or null, got {_short(v)}")
+    try:
+        checked = spec.make_rules(**rules)
+    except (TypeError, ValueError, OverflowError) as exc:
+        raise RecordError(where, no, f"rules not accepted: {exc}") from None
+    seed, deck = obj.get("seed"), obj.get("deck")
+    if seed is None and deck is None:
+        raise RecordError(where, no, "the header has neither a seed nor a deck")
+    if seed is not None:
+        _int_in(where, no, obj, "seed", 0, 2**63 - 1, "the seed of the deal")
+    if deck is not None:
+        deck = _need(where, no, obj, "deck", "list")
+        if not all(isinstance(c, int) and not isinstance(c, bool) and -128 <= c <= 127 for c in deck):
+            raise RecordError(where, no, "'deck' must list the card codes of the game's deck (small integers)")
+        try:
+            spec.check_deck(np.asarray(deck))
+        except (TypeError, ValueError, OverflowError) as exc:
+            raise RecordError(where, no, f"deck not accepted: {exc}") from None
+    players = _need(where, no, obj, "players", "list")
+    n = int(checked.num_players)
+    if len(players) != n:
+        raise RecordError(where, no, f"the header names {len(players)} players for a {n}-player game (one per seat)")
+    for i, p in enumerate(players):
+        if not isinstance(p, dict) or p.get("kind") not in KINDS:
+            raise RecordError(where, no, f"player {i} must be an object with kind one of {list(KINDS)}, got {_short(p)}")
+        what = f"player {i}"
+        if isinstance(p.get("seat"), bool) or p.get("seat") != i:
+            raise RecordError(where, no, f"{what} must have 'seat': {i} (players are listed seat by seat), got "
+                                         f"{_short(p.get('seat'))}")
+        name = p.get("name")
+        if not isinstance(name, str) or not name or len(name) > MAX_TEXT:
+            raise RecordError(where, no, f"{what} must have a 'name' (text of 1..{MAX_TEXT} characters), got {_short(name)}")
+        if p["kind"] == "bot" and name not in spec.bots:
+            raise RecordError(where, no, f"{what} is a bot named {_short(name)}; bots of {game}: {list(spec.bots)}")
+        for key in ("file", "sha256"):
+            if key in p and (not isinstance(p[key], str) or len(p[key]) > MAX_TEXT):
+                raise RecordError(where, no, f"{what}'s {key!r} must be text, got {_short(p[key])}")
+        if p["kind"] in ("agent", "model") and not re.fullmatch(r"[0-9a-f]{64}", str(p.get("sha256", ""))):
+            raise RecordError(where, no, f"{what} ({p['kind']}) must have the 'sha256' of its file (64 hex digits), "
+                                         f"got {_short(p.get('sha256'))}")
+    return spec, checked
+
+
 def parse_record(text: str, where: str = "record") -> GameRecord:
-    """A record from its text, every line checked (`RecordError` with the line number otherwise)."""
+    """A record from its text, every field a reader uses checked (`RecordError` with the line number
+    and the reason otherwise): its types, ranges and sizes, the players against the seats, at most
+    `MAX_MOVES` moves, no nesting deeper than `MAX_DEPTH`."""
     header, actions, lines, end = None, [], [], None
+    if not isinstance(text, str):
+        raise RecordError(where, 0, f"a record is text, got {type(text).__name__}")
     raw_lines = text.splitlines()
     if not raw_lines:
         raise RecordError(where, 0, "the file is empty (a game record starts with a header line)")
+    if len(raw_lines) > MAX_MOVES + 2:
+        raise RecordError(where, MAX_MOVES + 2, f"the record holds more than {MAX_MOVES} moves, the most this "
+                                                f"reader replays")
+    n, num_actions = 0, 0
     for no, line in enumerate(raw_lines, 1):
         if not line.strip():
             raise RecordError(where, no, "empty line (one JSON object per line, nothing else)")
-        try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise RecordError(where, no, f"not JSON ({exc.msg} at column {exc.colno}): the file is damaged") from None
-        if not isinstance(obj, dict):
-            raise RecordError(where, no, f"a line must be a JSON object, got {type(obj).__name__}")
+        obj = _load_line(where, no, line)
         kind = obj.get("type")
         if end is not None:
-            raise RecordError(where, no, f"a {kind!r} line after the end line")
+            raise RecordError(where, no, f"a {_short(kind)} line after the end line")
         if no == 1:
-            if kind != "header" or obj.get("format") != FORMAT:
-                raise RecordError(where, no, f"not a cardgym game record (the first line must be the header, "
-                                             f"format {FORMAT!r})")
-            version = obj.get("version")
-            if version != VERSION:
-                raise RecordError(where, no, f"unknown record version {version!r}; this cardgym reads version {VERSION}")
-            game = _need(where, no, obj, "game", "str")
-            if game not in cardgym.GAMES:
-                raise RecordError(where, no, f"unknown game {game!r}; games: {sorted(cardgym.GAMES)}")
-            spec = cardgym.get_game(game)
-            env_id = _need(where, no, obj, "env", "str")
-            if env_id != spec.env_name:
-                raise RecordError(where, no, f"env {env_id!r} is not this cardgym's {spec.env_name!r}")
-            _need(where, no, obj, "rules", "dict")
-            seed, deck = obj.get("seed"), obj.get("deck")
-            if seed is None and deck is None:
-                raise RecordError(where, no, "the header has neither a seed nor a deck")
-            if seed is not None:
-                _need(where, no, obj, "seed", "int")
-            if deck is not None:
-                _need(where, no, obj, "deck", "list")
-            players = _need(where, no, obj, "players", "list")
-            for p in players:
-                if not isinstance(p, dict) or p.get("kind") not in KINDS:
-                    raise RecordError(where, no, f"a player must be a dict with kind one of {list(KINDS)}, got {p!r}")
+            spec, checked = _check_header(where, no, obj)
+            n, num_actions = int(checked.num_players), int(spec.num_actions)
             header = obj
             continue
         if kind == "action":
             step = _need(where, no, obj, "step", "int")
             if step != len(actions):
-                raise RecordError(where, no, f"action step {step} out of order (expected step {len(actions)})")
-            _need(where, no, obj, "seat", "int")
-            _need(where, no, obj, "action", "int")
+                raise RecordError(where, no, f"action step {_short(step)} out of order (expected step {len(actions)})")
+            _int_in(where, no, obj, "seat", 0, n - 1, "a seat of the game")
+            _int_in(where, no, obj, "action", 0, num_actions - 1, "an action id of the game")
+            _need(where, no, obj, "text", "str")
             actions.append(obj)
             lines.append(no)
         elif kind == "end":
             steps = _need(where, no, obj, "steps", "int")
             if steps != len(actions):
-                raise RecordError(where, no, f"the end line counts {steps} steps, the record holds {len(actions)}")
-            _need(where, no, obj, "finished", "bool")
-            if "result" not in obj:
-                raise RecordError(where, no, "the end line has no 'result'")
+                raise RecordError(where, no, f"the end line counts {_short(steps)} steps, the record holds {len(actions)}")
+            finished = _need(where, no, obj, "finished", "bool")
+            status = _need(where, no, obj, "status", "str")
+            if status not in STATUSES:
+                raise RecordError(where, no, f"'status' must be one of {list(STATUSES)}, got {_short(status)}")
+            if finished != (status != "running"):
+                raise RecordError(where, no, f"'finished' {finished} contradicts 'status' {status!r}")
+            _need(where, no, obj, "result", "dict")
             end = obj
         else:
-            raise RecordError(where, no, f"unknown line type {kind!r}; allowed: 'action', 'end' after the header")
+            raise RecordError(where, no, f"unknown line type {_short(kind)}; allowed: 'action', 'end' after the header")
     if end is None:
         raise RecordError(where, len(raw_lines), "the record stops without its end line (a cut-off file)")
     return GameRecord(header, actions, end, where, lines)
@@ -404,6 +507,9 @@ def make_env(rec: GameRecord):
         except (TypeError, ValueError) as exc:
             raise RecordError(rec.where, 1, f"deck not accepted: {exc}") from None
     env.reset(seed=h["seed"] if h.get("seed") is not None else 0, options=options)
+    for p, i in zip(h["players"], range(env.num_players)):  # checked by parse_record; a GameRecord built by hand too
+        if not isinstance(p, dict) or p.get("seat") != i or not isinstance(p.get("name"), str):
+            raise RecordError(rec.where, 1, f"player {i} must be an object with 'seat': {i} and a 'name'")
     return env
 
 
@@ -425,16 +531,22 @@ def replay(rec: GameRecord):
         legal = env.legal_actions()
         if a not in legal:
             raise RecordError(rec.where, no, f"step {k}: action {a} is not legal here; legal actions: {legal}")
+        text = env.game.describe_action(env.record, env.rules, a) if env.game.describe_action else (
+            env.game.action_to_str(a))
+        if obj["text"] != text:
+            raise RecordError(rec.where, no, f"step {k}: the record's move {_short(obj['text'])} is not what action "
+                                             f"{a} does here ({text!r}): a changed move")
         env.step(a)
     yield len(rec.actions), env
     end_line = len(rec.lines) + 2
+    status = {0: "running", 1: "terminated", 2: "truncated"}[int(env.record["status"])]
+    if status != rec.end["status"]:
+        raise RecordError(rec.where, end_line, f"the record ends with status {rec.end['status']!r}, the replay with "
+                                               f"{status!r}")
     got = _plain(env.result())
     if got != rec.end["result"]:
-        raise RecordError(rec.where, end_line, f"the replayed result {got} differs from the recorded {rec.end['result']}")
-    finished = int(env.record["status"]) != 0
-    if finished != rec.end["finished"]:
-        raise RecordError(rec.where, end_line, f"the record says finished={rec.end['finished']}, the replay "
-                                               f"{'ends' if finished else 'does not end'} there")
+        raise RecordError(rec.where, end_line, f"the replayed result {_short(got)} differs from the recorded "
+                                               f"{_short(rec.end['result'])}")
 
 
 def replay_states(rec: GameRecord) -> list:
@@ -508,7 +620,11 @@ def cmd_replay(args, extra):
     print(f"result: {rec.end['result']}")
     if args.gif:
         ms = int(1000 / args.fps)
-        frames[0].save(args.gif, save_all=True, append_images=frames[1:], duration=ms, loop=0)
+        try:
+            frames[0].save(args.gif, format="GIF", save_all=True, append_images=frames[1:], duration=ms, loop=0)
+        except OSError as exc:  # a full disk: one line, exit 2 (the path itself was checked when parsed)
+            print(f"cardgym replay: error: could not write {args.gif}: {exc.strerror or exc}", file=sys.stderr)
+            raise SystemExit(2) from None
         print(f"wrote {args.gif} ({len(frames)} frames)", file=sys.stderr)
 
 

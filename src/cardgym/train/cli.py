@@ -189,8 +189,11 @@ _INT_FIELDS = {f.name for f in dataclasses.fields(Config) if f.type in ("int", i
 def config_from_args(argv) -> tuple:
     """``(Config, resume)`` from command-line arguments: the defaults, then the game's preset
     (``GameSpec.train_preset``), then every flag given explicitly."""
+    from ..cli_options import check_output
+
     parser = build_parser()
     a = parser.parse_args(argv)
+    check_output(parser, "--out", a.out or f"runs/{a.game}", "folder")  # before any training
     preset = game_preset(a.game)
     rules = dict(preset.pop("rules", {}))
     spelling = {}  # rule option -> the flag it came from, for the error messages

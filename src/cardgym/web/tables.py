@@ -5,11 +5,18 @@ is a raw AEC env, one player per seat (a person, a bot, the shipped ``agent`` or
 ``cardgym serve --model``), a log of the moves in words, and one secret token per person seat: the
 token is handed out once (to the page that starts the game, or the first page that claims the seat),
 and every move must carry it, so a second tab cannot act for a seat another tab holds. Bots move only
-when a page asks for the state, one move per ``pace`` seconds, so a person sees every move.
+when a page asks for the state, one move per ``pace`` seconds, so a person sees every move; at pace 0
+one request plays at most `STEP_MOVES` moves or `STEP_SECONDS` seconds (a bots-only game advances in
+bounded slices), and a table stops at `MAX_MOVES` moves.
 
-`Tables` bounds the live games and opened records (``max_games``) and forgets those nobody asked for
-in ``expire`` seconds. Every refusal is a `Refused` (HTTP status, message) raised before anything
-changes.
+A table opens once the kernels of its game and bots are compiled in this process (`warm_kernels`, run
+by one worker thread): until then its state says ``"status": "preparing"``.
+
+`Tables` bounds the games in progress (``max_games``; finished games leave the bound at once, their
+records stay downloadable; one page or client holds at most ``per_client`` of them), the opened
+records (``max_games`` of them, `RECORD_BYTES` of replayed states in all), and forgets those nobody
+asked for in ``expire`` seconds. Nothing here blocks an event loop: the server calls it from worker
+threads. Every refusal is a `Refused` (HTTP status, message) raised before anything changes.
 """
 
 from __future__ import annotations
@@ -20,6 +27,7 @@ import re
 import secrets
 import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -34,6 +42,15 @@ PERSON = "person"
 AGENT = "agent"
 #: seconds a page keeps its seat after its last request (it asks at least every few seconds while open)
 LEASE = 8.0
+#: most bot moves, and seconds of bot moves, one request plays (pace 0: a bots-only game in slices)
+STEP_MOVES = 200
+STEP_SECONDS = 0.25
+#: moves a live table holds; a game that reaches it is stopped (its record says finished: false)
+MAX_MOVES = 20_000
+#: bytes of replayed states all opened records may hold together
+RECORD_BYTES = 256 * 2**20
+#: moves of the throwaway game `warm_kernels` plays to compile a game's and its bots' kernels
+WARM_MOVES = 3000
 
 
 class Refused(Exception):
@@ -84,6 +101,67 @@ class Seat:
     claimed: bool = False
 
 
+def warm_kernels(game, bots=()) -> None:
+    """Compile (or load from numba's cache) the kernels of ``game`` and of its ``bots`` in this process:
+    a throwaway game of those bots with the default rules, each move described and the table viewed,
+    at most `WARM_MOVES` moves."""
+    mod = importlib.import_module(cardgym.GAMES[game.name].module)
+    seats = [b for b in bots if b in game.bots] or [None]
+    env = mod.raw_env(num_players=game.min_players)
+    env.reset(seed=0)
+    moves = 0
+    while env.agents and moves < WARM_MOVES:
+        agent = env.agent_selection
+        if env.terminations[agent] or env.truncations[agent]:
+            env.step(None)
+            continue
+        who = seats[moves % len(seats)]
+        a = env.bot_action(who) if who is not None else env.legal_actions()[0]
+        if env.game.describe_action:
+            env.game.describe_action(env.record, env.rules, a)
+        env.step(a)
+        moves += 1
+    view(game, env.record, env.rules, 0)
+
+
+def _words(names: list, seats) -> str:
+    return " and ".join(f"player_{k} ({names[k]})" for k in seats)
+
+
+def result_words(result: dict, names: list, viewer=None, stopped: bool = False) -> str:
+    """The end of a game in a sentence, from the seat ``viewer``'s side when given."""
+    if stopped:
+        return f"the game was stopped after the server's limit of {MAX_MOVES} moves"
+    winners = [int(w) for w in result.get("winners", []) or []]
+    if result.get("truncated") or result.get("end") == "truncated":
+        lead = "the game reached its turn limit; " if winners else "the game reached its turn limit with no winner"
+        if not winners:
+            return lead
+    else:
+        lead = ""
+    if not winners or result.get("draw") and len(winners) > 1 and len(winners) == len(names):
+        return lead + "a draw"
+    if viewer is not None and viewer in winners:
+        others = [w for w in winners if w != viewer]
+        return lead + ("you won" + (f", tied with {_words(names, others)}" if others else ""))
+    verb = "won" if len(winners) == 1 else "won (a tie)"
+    if viewer is not None:
+        return lead + f"you lost: {_words(names, winners)} {verb}"
+    return lead + f"{_words(names, winners)} {verb}"
+
+
+def score_table(result: dict, names: list, rounds: list) -> dict:
+    """The game-over table: one row per seat with every per-seat number of the result (scores, totals,
+    cards left...), and the totals after each round or hand (``rounds``) when the game has several."""
+    n = len(names)
+    winners = {int(w) for w in result.get("winners", []) or []}
+    columns = [k for k, v in result.items() if k != "winners" and isinstance(v, list) and len(v) == n
+               and all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in v)]
+    rows = [{"seat": i, "name": names[i], "winner": i in winners, **{k: result[k][i] for k in columns}}
+            for i in range(n)]
+    return {"columns": columns, "rows": rows, "rounds": rounds}
+
+
 @dataclass
 class LiveTable:
     id: str
@@ -98,6 +176,15 @@ class LiveTable:
     last_move: float = 0.0
     touched: float = 0.0
     lock: threading.Lock = field(default_factory=threading.Lock)
+    #: preparing (kernels compiling) | playing | failed; `over` tells a finished or stopped game
+    status: str = "playing"
+    error: str | None = None
+    client: tuple = ()
+    stopped: bool = False
+    rounds: list = field(default_factory=list)  # totals after each round or hand
+    max_moves: int = MAX_MOVES
+    preparing: str = ""
+    queue: object = None  # the server's asyncio.Lock: requests for this table wait their turn on it
 
     # ------------------------------------------------------------------ who may see and do what
     def seat_of(self, token, page=None) -> int | None:
@@ -144,8 +231,25 @@ class LiveTable:
 
     # --------------------------------------------------------------------------------- moves
     @property
+    def ready(self) -> bool:
+        return self.status == "playing"
+
+    @property
     def over(self) -> bool:
-        return not self.env.agents or int(self.env.record["status"]) != 0
+        if not self.ready:
+            return False
+        return self.stopped or not self.env.agents or int(self.env.record["status"]) != 0
+
+    @property
+    def in_progress(self) -> bool:
+        """Counted against the server's bound: preparing, or playing and not over."""
+        return self.status == "preparing" or (self.ready and not self.over)
+
+    def _need_ready(self):
+        if self.status == "preparing":
+            raise Refused(409, f"the table is still being prepared ({self.preparing}); ask for its state again")
+        if self.status == "failed":
+            raise Refused(409, f"the table could not be prepared: {self.error}")
 
     def _flush_dead(self):
         env = self.env
@@ -153,6 +257,8 @@ class LiveTable:
             self.recorder.step(None)
 
     def to_act(self) -> int | None:
+        if not self.ready:
+            return None
         self._flush_dead()
         if self.over:
             return None
@@ -170,10 +276,26 @@ class LiveTable:
         self.log.append(entry)
         self.last_move = time.monotonic()
         self._flush_dead()
+        self._note_round()
+        if len(self.log) >= self.max_moves and not self.over:
+            self.stopped = True
 
-    def advance(self, now: float | None = None) -> None:
-        """Let the bots move: one move per ``pace`` seconds since the last move, until a person is to act."""
+    def _note_round(self):
+        """Keep the totals after each round or hand (a change of the result's totals)."""
+        res = self.env.result()
+        totals = res.get("totals")
+        if isinstance(totals, list) and (not self.rounds or self.rounds[-1]["totals"] != totals) and any(totals):
+            self.rounds.append({"round": len(self.rounds) + 1, "step": len(self.log),
+                                "scores": [int(x) for x in res.get("scores", totals)],
+                                "totals": [int(x) for x in totals]})
+
+    def advance(self, now: float | None = None, moves: int = STEP_MOVES, seconds: float = STEP_SECONDS) -> None:
+        """Let the bots move: one move per ``pace`` seconds since the last move, until a person is to act;
+        at pace 0 at most ``moves`` moves or ``seconds`` seconds in one call."""
+        if not self.ready:
+            return
         now = time.monotonic() if now is None else now
+        start, done = time.monotonic(), 0
         while True:
             seat = self.to_act()
             if seat is None or self.seats[seat].kind == PERSON:
@@ -191,7 +313,8 @@ class LiveTable:
             else:
                 a, info = policy_move(env, s.policy)
             self._do(seat, a, info, tel)
-            if self.pace > 0:
+            done += 1
+            if self.pace > 0 or done >= moves or time.monotonic() - start >= seconds:
                 return
 
     def text_move(self, seat: int, player) -> tuple:
@@ -207,6 +330,7 @@ class LiveTable:
 
     def act(self, token, action, step, page="") -> None:
         """A person's move, checked whole before it is made."""
+        self._need_ready()
         seat = self.seat_of(token, page)
         if seat is None:
             raise Refused(403, "a move needs the seat token of a person seat (this page only watches)")
@@ -230,7 +354,34 @@ class LiveTable:
         self._do(seat, action)
 
     # ---------------------------------------------------------------------------------- state
+    def names(self) -> list:
+        return [s.name for s in self.seats]
+
+    def last_entry(self) -> dict | None:
+        """The last move as the page shows it: its log entry and a sentence ("player_1 (expert): take
+        the 6 from the discard ...")."""
+        if not self.log:
+            return None
+        e = self.log[-1]
+        return {"n": e["n"], "seat": e["seat"], "who": e["who"], "action": e["action"],
+                "sentence": f"player_{e['seat']} ({e['who']}): {e['text']}"}
+
     def state(self, viewer) -> dict:
+        """The table as ``viewer`` (a seat, or None for the public table) sees it. Besides the view and
+        the log: ``status`` (preparing | playing | over | stopped; a table whose preparation failed is
+        refused with the reason, 500), ``preparing`` (true until the table opens), ``message`` (what
+        the page shows while preparing), ``last`` (the last move in a sentence) and, once
+        over, ``outcome`` (the result in words for this viewer) and ``table`` (`score_table`)."""
+        seats = [{"seat": i, "kind": s.kind, "name": s.name, "label": f"player_{i} ({s.name})",
+                  "claimed": s.claimed or s.kind != PERSON} for i, s in enumerate(self.seats)]
+        head = {"id": self.id, "kind": "live", "game": self.game.name, "title": self.game.title,
+                "viewer": viewer, "seats": seats, "pace": self.pace}
+        if self.status == "failed":
+            raise Refused(500, f"the table could not be prepared: {self.error}")
+        if not self.ready:
+            return {**head, "status": "preparing", "preparing": True, "step": 0, "to_act": None,
+                    "waiting": "preparing", "over": False, "view": None, "log": [], "last": None,
+                    "message": self.preparing}
         env = self.env
         cur = self.to_act()
         log = []
@@ -242,15 +393,27 @@ class LiveTable:
         waiting = None
         if cur is not None:
             waiting = "person" if self.seats[cur].kind == PERSON else "bot"
-        return {
-            "id": self.id, "kind": "live", "game": env.game.name, "title": env.game.title,
-            "viewer": viewer, "step": len(self.log),
-            "seats": [{"seat": i, "kind": s.kind, "name": s.name, "claimed": s.claimed or s.kind != PERSON}
-                      for i, s in enumerate(self.seats)],
-            "to_act": cur, "waiting": waiting, "pace": self.pace, "over": cur is None,
+        over = cur is None
+        out = {
+            **head, "step": len(self.log), "status": ("stopped" if self.stopped else "over") if over else "playing",
+            "preparing": False,
+            "to_act": cur, "waiting": waiting, "over": over,
             "view": view(env.game, env.record, env.rules, viewer, env.action_mask() if viewer == cur else None),
-            "log": log,
+            "log": log, "last": self.last_entry(), "message": "",
         }
+        if over:
+            res = _plain_result(env.result())
+            out["outcome"] = result_words(res, self.names(), viewer, self.stopped)
+            out["table"] = score_table(res, self.names(), self.rounds)
+        return out
+
+
+def _plain_result(res: dict) -> dict:
+    import json
+
+    from ..render.view import plain
+
+    return json.loads(json.dumps(plain(res)))
 
 
 def policy_move(env, policy):
@@ -286,6 +449,7 @@ class OpenRecord:
     record: object
     states: list
     touched: float = 0.0
+    nbytes: int = 0
 
     def state(self, step, seat) -> dict:
         n = len(self.states) - 1
@@ -306,12 +470,22 @@ class OpenRecord:
             if not 0 <= viewer < players:
                 raise Refused(400, f"seat must be 0..{players - 1} or 'table', got {viewer}")
         rec = self.states[k]
+        players = self.record.header["players"]
+        names = [p["name"] for p in players]
+        last = None
+        if k > 0:
+            a = self.record.actions[k - 1]
+            last = {"n": k - 1, "seat": a["seat"], "who": names[a["seat"]], "action": a["action"],
+                    "sentence": f"player_{a['seat']} ({names[a['seat']]}): {_theirs(a['text'])}"}
+        end = self.record.end
         return {
             "id": self.id, "kind": "replay", "game": self.game.name, "title": self.game.title, "step": k,
-            "steps": n, "viewer": viewer, "seats": self.record.header["players"],
+            "steps": n, "viewer": viewer, "seats": players,
             "view": view(self.game, rec, self.rules, viewer),
             "log": [_replay_entry(i, a) for i, a in enumerate(self.record.actions)],
-            "result": self.record.end["result"], "finished": self.record.end["finished"],
+            "result": end["result"], "finished": end["finished"], "last": last,
+            "outcome": result_words(end["result"], names, viewer) if end["finished"] else "the game was left unfinished",
+            "table": score_table(end["result"], names, []),
         }
 
 
@@ -326,31 +500,78 @@ def _replay_entry(i: int, a: dict) -> dict:
 
 
 class Tables:
-    """Every live table and opened record of one server, bounded and expiring."""
+    """Every live table and opened record of one server, bounded and expiring.
+
+    ``max_games``: games in progress at once (finished ones do not count) and records opened at once;
+    ``per_client``: games in progress one client (a page's ``X-Page`` id, else its address) may hold
+    (default: half of ``max_games``, at least 1); ``expire``: seconds after which an untouched game or
+    record is forgotten; ``pace``: the default seconds between two bot moves; ``warm``: the function
+    that compiles a game's and its bots' kernels (`warm_kernels`), run by one worker thread before a
+    table of a game not yet used opens."""
 
     def __init__(self, models: dict | None = None, max_games: int = 32, expire: float = 1800.0,
-                 pace: float = 0.7, clock=time.monotonic, text_players: dict | None = None):
+                 pace: float = 0.7, clock=time.monotonic, per_client: int | None = None, warm=None,
+                 record_bytes: int = RECORD_BYTES, max_moves: int = MAX_MOVES, text_players: dict | None = None):
         self.models = dict(models or {})  # name -> (game, path)
         #: name -> ``make(game, rules)`` of a `cardgym.agents.text.TextPlayer` (a seat of any game)
         self.text_players = dict(text_players or {})
         self.max_games, self.expire, self.pace = int(max_games), float(expire), float(pace)
+        self.per_client = int(per_client) if per_client is not None else max(1, self.max_games // 2)
+        self.record_bytes, self.max_moves = int(record_bytes), int(max_moves)
         self.clock = clock
         self.live: dict = {}
         self.records: dict = {}
         self.lock = threading.Lock()
         self._policies: dict = {}
+        self._policy_lock = threading.Lock()
+        self._warm_fn = warm or warm_kernels
+        self._warm: dict = {}  # (game, bot or None) -> Future of its compile
+        self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="cardgym-prepare")
 
+    def close(self):
+        """Stop the preparing worker (pending preparations are dropped)."""
+        self._worker.shutdown(wait=False, cancel_futures=True)
+
+    # ---------------------------------------------------------------------------------- bounds
     def _purge(self):
         now = self.clock()
         for d in (self.live, self.records):
             for k in [k for k, t in d.items() if now - t.touched > self.expire]:
                 del d[k]
+        finished = [t for t in self.live.values() if not t.in_progress]
+        keep = max(64, 4 * self.max_games)  # finished games kept for their state and record
+        if len(finished) > keep:
+            for t in sorted(finished, key=lambda t: t.touched)[: len(finished) - keep]:
+                del self.live[t.id]
 
-    def _room(self):
+    def _count(self, client=None) -> int:
+        return sum(1 for t in list(self.live.values()) if t.in_progress and (client is None or t.client == client))
+
+    def in_progress(self, client=None) -> int:
+        """Games in progress (preparing or playing and not over), all or of one client."""
+        with self.lock:
+            return self._count(client)
+
+    def _room(self, client):
         self._purge()
-        if len(self.live) + len(self.records) >= self.max_games:
-            raise Refused(429, f"the server holds its limit of {self.max_games} games and records; finish one "
-                               f"or wait until an abandoned one expires ({self.expire:.0f} s)")
+        if self._count() >= self.max_games:
+            raise Refused(429, f"the server holds its limit of {self.max_games} games in progress; finish one or "
+                               f"wait until an abandoned one expires ({self.expire:.0f} s after its last request)")
+        if client and self._count(client) >= self.per_client:
+            raise Refused(429, f"this page already has {self.per_client} games in progress (the most one page or "
+                               f"client may hold); finish one or wait until an abandoned one expires "
+                               f"({self.expire:.0f} s)")
+
+    def _record_room(self, need: int):
+        self._purge()
+        if len(self.records) >= self.max_games:
+            raise Refused(429, f"the server holds its limit of {self.max_games} opened records; wait until one "
+                               f"expires ({self.expire:.0f} s after its last request)")
+        held = sum(r.nbytes for r in self.records.values())
+        if held + need > self.record_bytes:
+            raise Refused(413 if need > self.record_bytes else 429,
+                          f"the record's replay needs {need} bytes; the server holds {held} of its "
+                          f"{self.record_bytes} bytes for opened records")
 
     def _get(self, store: dict, key, what: str):
         with self.lock:
@@ -368,24 +589,63 @@ class Tables:
     def get_record(self, rid) -> OpenRecord:
         return self._get(self.records, rid, "record")
 
+    # ---------------------------------------------------------------------------------- kernels
+    def _warm_keys(self, game, bots) -> list:
+        return [(game.name, None)] + [(game.name, b) for b in sorted(set(bots)) if b in game.bots]
+
+    def kernels_ready(self, game, bots=()) -> bool:
+        """Whether the kernels of ``game`` and ``bots`` are compiled in this process."""
+        with self.lock:
+            futs = [self._warm.get(k) for k in self._warm_keys(game, bots)]
+        return all(f is not None and f.done() and f.exception() is None for f in futs)
+
+    def prepare(self, game, bots=()) -> list:
+        """Start compiling the kernels of ``game`` and ``bots`` on the worker (once per process); returns
+        their futures."""
+        futs = []
+        with self.lock:
+            for key in self._warm_keys(game, bots):
+                f = self._warm.get(key)
+                if f is None or (f.done() and f.exception() is not None):
+                    f = self._warm[key] = self._worker.submit(self._warm_fn, game, () if key[1] is None else (key[1],))
+                futs.append(f)
+        return futs
+
+    def preparing_message(self, game) -> str:
+        return f"preparing {game.title} (first use in this server: compiling its kernels, about 10-40 s)"
+
+    def catalogue_status(self) -> dict:
+        """``{game: "ready" | "preparing" | "cold"}``: the state of each game's own kernels."""
+        out = {}
+        with self.lock:
+            for name in cardgym.registry.names():
+                f = self._warm.get((name, None))
+                out[name] = "cold" if f is None or (f.done() and f.exception() is not None) else (
+                    "ready" if f.done() else "preparing")
+        return out
+
     # ---------------------------------------------------------------------------------- create
     def _policy(self, game, who, rules):
         from ..core.opponents import load_model_opponent
 
         key = (game.name, who, tuple(sorted(rules.as_dict().items(), key=lambda kv: kv[0])))
-        if key not in self._policies:
-            path = "agent" if who == AGENT else self.models[who][1]
-            self._policies[key] = load_model_opponent(game, path, rules, "vector")
-        return self._policies[key]
+        with self._policy_lock:
+            if key not in self._policies:
+                path = "agent" if who == AGENT else self.models[who][1]
+                self._policies[key] = load_model_opponent(game, path, rules, "vector")
+            return self._policies[key]
 
-    def create(self, body) -> dict:
+    def create(self, body, client=()) -> dict:
+        """A new table from the page's request (``client``: who asks, for the per-client bound). The
+        body is checked whole first; the table opens at once if its kernels are ready, else it is
+        prepared by the worker and its state says ``preparing`` meanwhile."""
         if not isinstance(body, dict):
             raise Refused(400, "the body must be a JSON object {game, num_players, seats, rules, seed}")
         unknown = sorted(set(body) - {"game", "num_players", "seats", "rules", "seed", "pace"})
         if unknown:
             raise Refused(400, f"unknown field(s) {unknown}; allowed: game, num_players, seats, rules, seed, pace")
         name = body.get("game")
-        if name not in cardgym.GAMES:
+        if not isinstance(name, str) or name not in cardgym.GAMES:
             raise Refused(400, f"unknown game {name!r}; games: {cardgym.registry.names()}")
         game = cardgym.get_game(name)
         n = body.get("num_players", 2)
@@ -406,15 +666,14 @@ class Tables:
                                    f"{[flag(o) for o in known if o != 'num_players']}")
             rules[key] = literal(v) if isinstance(v, str) else v
         seed = body.get("seed")
-        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or seed < 0):
-            raise Refused(400, f"seed must be a non-negative integer or null, got {seed!r}")
+        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**63):
+            raise Refused(400, f"seed must be an integer 0..2**63-1 or null, got {seed!r}")
         pace = body.get("pace", self.pace)
         if isinstance(pace, bool) or not isinstance(pace, (int, float)) or not math.isfinite(pace) or not 0 <= pace <= 10:
             raise Refused(400, f"pace must be a number of seconds 0..10, got {pace!r}")
-        mod = importlib.import_module(cardgym.GAMES[name].module)
         try:
-            env = mod.raw_env(num_players=n, **rules)
-        except (TypeError, ValueError) as exc:
+            checked = game.make_rules(num_players=n, **rules)
+        except (TypeError, ValueError, OverflowError) as exc:
             raise Refused(400, f"rules not accepted: {exc}") from None
         players = []
         for i, who in enumerate(seats):
@@ -424,12 +683,12 @@ class Tables:
                 players.append(Seat("bot", who))
             elif who in self.text_players:
                 try:
-                    players.append(Seat("text", who, policy=self.text_players[who](game, env.rules)))
+                    players.append(Seat("text", who, policy=self.text_players[who](game, checked)))
                 except (ValueError, TypeError, ImportError) as exc:
                     raise Refused(400, f"seat {i}: {exc}") from None
             elif who == AGENT or (who in self.models and self.models[who][0] == name):
                 try:
-                    pol = self._policy(game, who, env.rules)
+                    pol = self._policy(game, who, checked)
                 except (ValueError, ImportError) as exc:
                     raise Refused(400, f"seat {i}: {exc}") from None
                 players.append(Seat(AGENT if who == AGENT else "model", who, policy=pol))
@@ -437,28 +696,45 @@ class Tables:
                 raise Refused(400, f"seat {i}: {who!r} is not 'person', a bot of {name} {list(game.bots)}, "
                                    f"'agent' or a model given to cardgym serve --model "
                                    f"{sorted(k for k, (g, _) in self.models.items() if g == name)}")
+        bots = [s.name for s in players if s.kind == "bot"]
         with self.lock:
-            self._room()
+            self._room(client)
             gid = secrets.token_urlsafe(8)
-            entries = []
-            for s in players:
-                if s.kind in ("model",):
-                    entries.append(player_file_entry(game, self.models[s.name][1], n))
-                elif s.kind == "text":
-                    entries.append(s.policy.record_entry())
-                else:
-                    entries.append(s.name)
-            rec = GameRecorder(env, entries)
-            rec.reset(seed=seed)
-            t = LiveTable(gid, game, env, rec, players, float(pace), touched=self.clock(), clock=self.clock)
-            t.last_move = time.monotonic()
+            t = LiveTable(gid, game, None, None, players, float(pace), touched=self.clock(), clock=self.clock,
+                          status="preparing", client=client, max_moves=self.max_moves,
+                          preparing=self.preparing_message(game))
             self.live[gid] = t
+        futs = self.prepare(game, bots)
+
+        def build(_=None):
+            try:
+                for f in futs:
+                    f.result()
+                mod = importlib.import_module(cardgym.GAMES[name].module)
+                env = mod.raw_env(num_players=n, **rules)
+                entries = [player_file_entry(game, self.models[s.name][1], n) if s.kind == "model"
+                           else s.policy.record_entry() if s.kind == "text" else s.name for s in players]
+                rec = GameRecorder(env, entries)
+                rec.reset(seed=seed)
+            except Exception as exc:  # a compile or env failure: the table says so instead of hanging
+                with t.lock:
+                    t.status, t.error = "failed", f"{type(exc).__name__}: {exc}"
+                return
+            with t.lock:
+                t.env, t.recorder, t.status = env, rec, "playing"
+                t.last_move = time.monotonic()
+
+        if all(f.done() for f in futs):
+            build()
+        else:
+            self._worker.submit(build)
         token = None
         first = next((s for s in players if s.kind == PERSON), None)
         if first is not None:
             first.claimed = True
             token = first.token
-        return {"id": gid, "token": token, "seat": players.index(first) if first is not None else None}
+        return {"id": gid, "token": token, "seat": players.index(first) if first is not None else None,
+                "status": t.status, "message": t.preparing if t.status == "preparing" else ""}
 
     def claim(self, gid, seat) -> dict:
         t = self.get_live(gid)
@@ -476,16 +752,21 @@ class Tables:
 
     def open_record(self, text: str, where: str = "upload", pinned: bool = False) -> dict:
         """Replay a record (refused whole, with its line, if it does not replay) and hold its states;
-        ``pinned`` (the files given to ``cardgym serve --record``) never expire."""
+        ``pinned`` (the files given to ``cardgym serve --record``) never expire. A record whose states
+        would pass the server's bytes for records (`RECORD_BYTES`) is refused before it is replayed."""
         try:
             rec = parse_record(text, where)
+            game = cardgym.get_game(rec.game)
+            need = (len(rec.actions) + 1) * state_bytes(game, rec.header["rules"])
+            with self.lock:
+                self._record_room(need)
             env, states = replay_states(rec)
         except RecordError as exc:
             raise Refused(400, f"refused: {exc}") from None
         with self.lock:
-            self._room()
+            self._record_room(need)
             rid = secrets.token_urlsafe(8)
-            self.records[rid] = OpenRecord(rid, env.game, env.rules, rec, states,
+            self.records[rid] = OpenRecord(rid, env.game, env.rules, rec, states, nbytes=need,
                                            touched=math.inf if pinned else self.clock())
         return {"id": rid, "steps": len(states) - 1, "game": env.game.name, "name": where}
 
@@ -494,6 +775,11 @@ class Tables:
             self._purge()
             return [{"id": r.id, "game": r.game.name, "title": r.game.title, "name": r.record.where,
                      "steps": len(r.states) - 1} for r in self.records.values()]
+
+
+def state_bytes(game, rules=None) -> int:
+    """Bytes of one state record of ``game`` (what an opened record holds per step)."""
+    return int(game.state_dtype.itemsize)
 
 
 def player_file_entry(game, path, n):
