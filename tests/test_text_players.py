@@ -446,7 +446,12 @@ def test_a_text_player_seat_in_cardgym_serve():
     assert all("llm" in g["models"] for g in game_catalogue({}, tables.text_players))
     gid = tables.create({"game": JUNIOR, "num_players": 2, "seats": ["llm", "greedy"], "seed": 5})["id"]
     t = tables.get_live(gid)
-    t.advance()
+    for _ in range(5000):  # the table opens once its kernels are ready, then bots move in bounded slices
+        if t.over:
+            break
+        if not t.ready:
+            time.sleep(0.01)
+        t.advance()
     assert t.over and made[0].stats()["decisions"] == sum(e["seat"] == 0 for e in t.log) > 0
     rec = parse_record(t.recorder.text())
     assert rec.header["players"][0]["text"]["fallback"] == "random"

@@ -47,11 +47,17 @@ SERVE = """
 from starlette.testclient import TestClient
 from cardgym.web.app import create_app
 from cardgym.web.tables import Tables
-c = TestClient(create_app(Tables(pace=0)))
+import time
+c = TestClient(create_app(Tables(pace=0)), base_url="http://127.0.0.1:8000")
 assert c.get("/api/games").status_code == 200
 g = c.post("/api/games", json={"game": "crazy_eights", "num_players": 2, "seats": ["person", "expert"], "seed": 1}).json()
 tok = {"X-Seat-Token": g["token"]}
 st = c.get(f"/api/games/{g['id']}", headers=tok).json()
+for _ in range(100):  # a table opens once its kernels are ready (at once after warmup)
+    if not st["preparing"]:
+        break
+    time.sleep(0.1)
+    st = c.get(f"/api/games/{g['id']}", headers=tok).json()
 for _ in range(30):
     if st["over"]:
         break

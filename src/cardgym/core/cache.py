@@ -209,7 +209,7 @@ def tree_name(root: Path, stamp: str) -> str:
 
 def leaf_name(root: Path, folder: Path) -> str:
     """The folder name, inside `tree_name`, of the kernels of the source folder ``folder`` of the package
-    at ``root``: its path inside the package, dotted (``games.skyjo``), or the package's name."""
+    at ``root``: its path inside the package, dotted (``games.NAME``), or the package's name."""
     rel = Path(folder).relative_to(root).as_posix()
     return Path(root).name if rel in ("", ".") else rel.replace("/", ".")
 
