@@ -347,3 +347,15 @@ def test_rules_in_a_terminal_go_through_the_pager():
     assert proc.returncode == 0, text[-2000:]
     assert text.count("PAGED:") > 100 and "<!--" not in text and "|---" not in text
     assert "\x1b[" in text  # styled for the terminal
+
+
+def test_python_dash_m_cardgym_is_the_cardgym_command():
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "-m", "cardgym", "rules", "skyjo", "--width", "60"], capture_output=True,
+                         text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert "Skyjo" in out.stdout
+    bad = subprocess.run([sys.executable, "-m", "cardgym", "nosuchcommand"], capture_output=True, text=True, timeout=120)
+    assert bad.returncode == 2 and "nosuchcommand" in bad.stderr

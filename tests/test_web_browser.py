@@ -640,3 +640,52 @@ def test_watch_agent_against_expert_with_its_probabilities(server, browser, tmp_
     wait(browser, "S.state.viewer === null")
     assert not browser.find_elements(By.CSS_SELECTOR, "#log .policy")  # not in another seat's view
     assert all(kind in ("back", "empty") for cid, kind, _ in page_cards(browser) if ".hand#" in cid)
+
+
+def test_a_replay_shows_a_text_players_answers_beside_its_moves(server, browser, tmp_path):
+    """A record with a text player's telemetry: each of its moves in the log has its answers beside it,
+    the rethought ones too (first a refusal, then a legal id)."""
+    import importlib
+    import re
+
+    from cardgym.agents.text import TextPlayer
+    from cardgym.eval.text_games import play_one
+    from cardgym.game_records import GameRecorder
+
+    base, tables = server
+    resize(browser, PHONE)
+    spec = cardgym.get_game("skipbo_junior")
+    asked = []
+
+    def ask(prompt):
+        asked.append(prompt)
+        if "rethink" in prompt.lower() or len(asked) % 2 == 0:
+            part = prompt.split("# Your legal moves (id: move)", 1)[1]
+            return re.search(r"^(\d+): ", part, re.M).group(1)
+        return "I would rather not say."
+
+    player = TextPlayer(spec, spec.make_rules(num_players=2), ask, name="text:scripted")
+    raw = importlib.import_module(cardgym.GAMES["skipbo_junior"].module).raw_env()
+    rec = GameRecorder(raw, [player.record_entry(), "greedy"])
+    play_one(raw, [player, "greedy"], seed=3, recorder=rec)
+    path = tmp_path / "text-vs-greedy.jsonl"
+    path.write_text(rec.text())
+    mine = [a for a in rec.actions if a["seat"] == 0]
+    assert mine and all("telemetry" in a for a in mine)
+    browser.get(base + "/#/")
+    wait(browser, "document.querySelector('#upload') !== null && CAT !== null")
+    browser.find_element(By.ID, "upload").send_keys(str(path))
+    wait(browser, "S.kind === 'replay' && S.state && S.state.kind === 'replay'")
+    boxes = browser.find_elements(By.CSS_SELECTOR, "#log details.answer")
+    assert len(boxes) == len(mine)
+    for box, a in zip(boxes, mine):
+        tel = a["telemetry"]
+        summary = box.find_element(By.TAG_NAME, "summary").text
+        assert summary.startswith(f"the model's answer ({tel['attempts']} answer"), summary
+        quotes = box.find_elements(By.TAG_NAME, "blockquote")
+        assert [q.get_attribute("textContent") for q in quotes] == [str(x) for x in tel["answers"]]
+    assert any(a["telemetry"]["attempts"] == 2 for a in mine)
+    no_overflow(browser)
+    browser.execute_script("const d = document.querySelector('#log details.answer'); d.open = true;"
+                           "d.scrollIntoView();")
+    check_screenshot(browser, "phone-answers", tmp_path, min_cards=0)

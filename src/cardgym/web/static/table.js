@@ -495,6 +495,7 @@ function drawLog(st, upto) {
     num.style.minWidth = `${width + 1}ch`;
     li.appendChild(num);
     li.appendChild(el("span", "t", `${seatName(st, e.seat)}: ${e.text}`));
+    if (e.telemetry && Array.isArray(e.telemetry.answers)) li.appendChild(answerBox(e.telemetry));
     if (e.policy) {
       const pol = el("div", "policy");
       pol.appendChild(el("div", null, `value ${e.policy.value >= 0 ? "+" : ""}${e.policy.value.toFixed(3)}`));
@@ -515,6 +516,26 @@ function drawLog(st, upto) {
   const box = $("#log-box");
   if (now) box.scrollTop = Math.max(0, now.offsetTop - box.offsetTop - box.clientHeight / 2);
   else if (upto === 0) box.scrollTop = 0;
+}
+
+// a text player's answers to this move's prompt (from the record's telemetry), beside the move
+function answerBox(t) {
+  const box = el("details", "answer");
+  const bits = [`${t.attempts} ${t.attempts === 1 ? "answer" : "answers"}`];
+  if (t.parse_errors) bits.push(`${t.parse_errors} unparsed`);
+  if (t.illegal) bits.push(`${t.illegal} illegal`);
+  if (t.fallback) bits.push(`fallback: ${t.fallback}`);
+  if (t.error) bits.push(`failed request`);
+  if (typeof t.latency_ms === "number") bits.push(`${Math.round(t.latency_ms)} ms`);
+  if (t.tokens_in !== null && t.tokens_in !== undefined) bits.push(`${t.tokens_in} tokens in, ${t.tokens_out} out`);
+  box.appendChild(el("summary", null, `the model's answer (${bits.join(", ")})`));
+  t.answers.forEach((a, k) => {
+    const q = el("blockquote", null, String(a));
+    if (t.reasons && t.reasons[k]) q.title = t.reasons[k];
+    box.appendChild(q);
+  });
+  if (t.answers.length) box.lastElementChild.classList.add("final");
+  return box;
 }
 
 // what changed between two views: the cards that arrived or changed face ("to") and the top cards of the
