@@ -85,23 +85,20 @@ def bot_uniform(s):
 _COPY_SALT = np.uint64(0x632BE59BD9B4E019)
 
 
-def fork_bot_streams(bot_rng: np.ndarray) -> tuple:
-    """``(advanced, fresh)`` for an array of ``bot_rng`` states (plain numpy, no compilation):
-    ``advanced`` is each state one xorshift step on (what the record keeps), ``fresh`` a new generator
-    state seeded by splitmix64 from that step (what a copy handed to a Python player gets). So every
-    decision taken on a copy draws from its own stream, and the record's stream moves on, as it does
-    when a bot decides inside the game."""
-    with np.errstate(over="ignore"):
-        x = np.asarray(bot_rng, np.uint64).copy()
-        x ^= x >> U64(12)
-        x ^= x << U64(25)
-        x ^= x >> U64(27)
-        z = (x ^ _COPY_SALT) + _GOLDEN
-        z = (z ^ (z >> U64(30))) * _M1
-        z = (z ^ (z >> U64(27))) * _M2
-        z = z ^ (z >> U64(31))
-        z[z == U64(0)] = _GOLDEN
-    return x, z
+@njit(cache=True)
+def fork_bot_streams(bot_rng):
+    """``(advanced, fresh)`` for an array of ``bot_rng`` states: ``advanced`` is each state one
+    xorshift step on (what the record keeps), ``fresh`` a new generator state seeded by splitmix64 from
+    that step (what a copy handed to a Python player gets). So every decision taken on a copy draws from
+    its own stream, and the record's stream moves on, as it does when a bot decides inside the game."""
+    n = bot_rng.shape[0]
+    advanced = np.empty(n, np.uint64)
+    fresh = np.empty(n, np.uint64)
+    for i in range(n):
+        x = _xorshift(U64(bot_rng[i]))
+        advanced[i] = x
+        fresh[i] = splitmix64(x ^ _COPY_SALT)
+    return advanced, fresh
 
 
 @njit(cache=True)
