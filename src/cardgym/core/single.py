@@ -18,7 +18,7 @@ from .state_io import parse_single_state
 from .batch import check_penalty, illegal_penalty, new_batch, setup
 from .copies import CopiesThroughState
 from .episodes import EXTERNAL, EpisodeDriver
-from .fastcall import entry
+from .vector_engines import CompiledEngine
 from .game import RUNNING, DictEncoder, GameSpec
 from .opponents import check_learner_can_act, resolve_opponent, resolve_seat
 
@@ -85,7 +85,6 @@ class CardGameEnv(CopiesThroughState, gym.Env):
         self._seats, self._rew, self._term, self._trunc = b.seats, b.rewards, b.terminated, b.truncated
         self._illegal, self._needs_reset, self._acts = b.illegal, b.needs_reset, b.actions
         self._setup = setup(self._seat_choice, self._which_bot, self._which_obs, False, penalty)
-        self._f_step = None  # the compiled step, resolved on the first step
         self._seeds = np.zeros(1, np.int64)
         self._started = False
         self._done = True
@@ -99,6 +98,8 @@ class CardGameEnv(CopiesThroughState, gym.Env):
             self._driver = EpisodeDriver(game, self.rules, 1, observation, compiled=self._c, reward_dtype=np.float64)
             self._driver.add_player(self._policy, per_record=True)
             self._states, self._masks = self._driver.states, self._driver.masks
+        else:
+            self._engine = CompiledEngine(self)  # the vector env's compiled engine, on a batch of one
 
     # -------------------------------------------------------------- helpers
     def _observation(self, seat: int):
@@ -138,9 +139,7 @@ class CardGameEnv(CopiesThroughState, gym.Env):
             if len(deck):
                 self._check_deck_reaches_learner(seed, deck)
             self._seeds[0] = seed
-            self.decisions += self._c.vec_reset(
-                self._batch, self._params, self._seeds, deck, len(deck), self._setup
-            )
+            self._engine.reset(self._seeds, deck)
             self.seat = int(self._seats[0])
         else:
             drv = self._driver
@@ -195,9 +194,7 @@ class CardGameEnv(CopiesThroughState, gym.Env):
             return self._observation(self.seat), self.illegal_penalty, True, False, info
         if self._policy is None:
             self._acts[0] = a
-            if self._f_step is None:  # resolved once for these argument types (a namedtuple is slow to type)
-                self._f_step = entry(self._c.vec_step, self._batch, self._params, self._setup)
-            self.decisions += self._f_step(self._batch, self._params, self._setup)
+            self._engine.step()
             self._needs_reset[0] = False
             reward = float(self._rew[0])
         else:

@@ -25,6 +25,8 @@ from .fastcall import entry
 #: them); smaller ones in one thread, where starting the threads would cost more than it saves
 PARALLEL_MIN_ENVS = 256
 
+_NO_DECK = np.empty(0, np.int8)
+
 
 class CompiledEngine:
     """Every opponent a compiled bot: the whole step in one compiled call."""
@@ -37,15 +39,18 @@ class CompiledEngine:
         self.states, self.masks, self.seats = b.states, b.masks, b.seats
         self._f_step = None  # the compiled step, resolved on the first step
 
-    def reset(self, seeds) -> None:
+    def reset(self, seeds, deck=None) -> None:
+        """Start an episode in every env from ``seeds`` (``deck``: a stacked deck for all of them, int8
+        card codes, or None)."""
         env = self.env
-        no_deck = np.empty(0, np.int8)
-        env.decisions += env._c.vec_reset(env._batch, env._params, seeds, no_deck, 0, env._setup)
+        deck = _NO_DECK if deck is None else deck
+        env.decisions += env._c.vec_reset(env._batch, env._params, seeds, deck, len(deck), env._setup)
 
     def step(self) -> None:
         env = self.env
         if self._f_step is None:  # resolved once for these argument types (a namedtuple is slow to type)
-            step = env._c.vec_step_parallel if env.num_envs >= PARALLEL_MIN_ENVS else env._c.vec_step
+            parallel = len(self.states) >= PARALLEL_MIN_ENVS
+            step = env._c.vec_step_parallel if parallel else env._c.vec_step
             self._f_step = entry(step, env._batch, env._params, env._setup)
         env.decisions += self._f_step(env._batch, env._params, env._setup)
 
