@@ -1,4 +1,5 @@
-"""The two engines behind `cardgym.core.vector.CardGameVectorEnv`, one small interface.
+"""The two engines behind `cardgym.core.vector.CardGameVectorEnv`, one small interface (the single-agent
+`cardgym.core.single.CardGameEnv` plays compiled opponents on `CompiledEngine` too, a batch of one).
 
 - `CompiledEngine`: every opponent a compiled bot; ``step()`` is one compiled call over the batch
   (``vec_step`` of `cardgym.core.bound`: learner actions, bots, observations, masks, autoreset).
