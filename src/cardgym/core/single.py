@@ -3,6 +3,9 @@
 One seat is the learner; every other seat is played inside ``step()`` by the opponent (a compiled bot
 by name, or a Python callable). An illegal action ends the episode (``terminated=True``) with reward
 ``illegal_penalty``.
+
+It plays on the vector env's engines (`cardgym.core.vector_engines`) with a batch of one: a compiled bot
+on `CompiledEngine` (the whole step in one compiled call), a Python opponent on `DriverEngine`.
 """
 
 from __future__ import annotations
@@ -17,8 +20,8 @@ from .resets import parse_reset_options, reset_seed
 from .state_io import parse_single_state
 from .batch import check_penalty, illegal_penalty, new_batch, setup
 from .copies import CopiesThroughState
-from .episodes import EXTERNAL, EpisodeDriver
-from .vector_engines import CompiledEngine
+from .episodes import EXTERNAL
+from .vector_engines import CompiledEngine, DriverEngine
 from .game import RUNNING, DictEncoder, GameSpec
 from .opponents import check_learner_can_act, resolve_opponent, resolve_seat
 
@@ -95,8 +98,10 @@ class CardGameEnv(CopiesThroughState, gym.Env):
         if self._policy is not None:
             # Python opponents: the episode driver plays them (one call per decision, as before: float64
             # rewards, the callable called itself rather than a batched ``act`` on one record)
-            self._driver = EpisodeDriver(game, self.rules, 1, observation, compiled=self._c, reward_dtype=np.float64)
-            self._driver.add_player(self._policy, per_record=True)
+            # Python opponents: the vector env's driven engine on a batch of one (one call per decision, as
+            # before: float64 rewards, the callable called itself rather than a batched ``act``)
+            self._engine = DriverEngine(self, observation, [self._policy], np.float64, per_record=True)
+            self._driver = self._engine.driver
             self._states, self._masks = self._driver.states, self._driver.masks
         else:
             self._engine = CompiledEngine(self)  # the vector env's compiled engine, on a batch of one
@@ -143,11 +148,9 @@ class CardGameEnv(CopiesThroughState, gym.Env):
             self.seat = int(self._seats[0])
         else:
             drv = self._driver
-            d0 = drv.decisions
             # a stacked deck that ends before the learner's first decision is refused, not re-dealt
-            over = drv.start([0], [seed], [self._seat_choice], [0], deck=deck if len(deck) else None,
-                             redeal=not len(deck))
-            self.decisions += drv.decisions - d0
+            over = self._engine.begin([0], [seed], [self._seat_choice], [0], deck=deck if len(deck) else None,
+                                      redeal=not len(deck))
             if over.size:
                 self._started = False
                 raise ValueError(self._dead_deck_message())
@@ -198,14 +201,9 @@ class CardGameEnv(CopiesThroughState, gym.Env):
             self._needs_reset[0] = False
             reward = float(self._rew[0])
         else:
-            drv = self._driver
-            d0 = drv.decisions
-            drv.rewards[0] = 0
             self._acts[0] = a
-            drv.apply([0], self._acts)
-            drv.play()
-            self.decisions += drv.decisions - d0
-            reward = float(drv.rewards[0, self.seat])
+            self._engine.advance([0], self._acts)
+            reward = float(self._driver.rewards[0, self.seat])
             self._c.observe_one(self._states, 0, self._params, self.seat, self._obs[0], self._which_obs)
         status = int(self._states[0]["status"])
         terminated, truncated = status == 1, status == 2

@@ -64,13 +64,35 @@ class CompiledEngine:
 class DriverEngine:
     """Opponents driven from Python by an `EpisodeDriver` over the env's records."""
 
-    def __init__(self, env, observation: str):
+    def __init__(self, env, observation: str, opponents=None, reward_dtype=np.float32, per_record: bool = False):
+        """``opponents``: the players (default ``env._opponents``); ``reward_dtype`` and ``per_record``
+        are the `EpisodeDriver`'s (the single-agent env: float64 rewards, its callable called itself)."""
         self.env = env
-        self.driver = EpisodeDriver(env.game, env.rules, env.num_envs, observation, compiled=env._c)
-        for o in env._opponents:
-            self.driver.add_player(o)
+        n = len(env._batch.states)
+        self.driver = EpisodeDriver(env.game, env.rules, n, observation, compiled=env._c, reward_dtype=reward_dtype)
+        for o in (env._opponents if opponents is None else opponents):
+            self.driver.add_player(o, per_record=per_record)
         self.states, self.masks, self.seats = self.driver.states, self.driver.masks, self.driver.seats
-        self._ended = np.full(env.num_envs, -1, np.int64)  # opponent id of the episodes the last step ended
+        self._ended = np.full(n, -1, np.int64)  # opponent id of the episodes the last step ended
+
+    def begin(self, idx, seeds, seats, players, **start) -> np.ndarray:
+        """`EpisodeDriver.start` (``start``: its ``deck``/``redeal``), its decisions counted in the env's;
+        returns the records whose episode ended before the learner's first decision."""
+        drv = self.driver
+        d0 = drv.decisions
+        over = drv.start(idx, seeds, seats, players, **start)
+        self.env.decisions += drv.decisions - d0
+        return over
+
+    def advance(self, idx, actions) -> None:
+        """Play the learner's legal ``actions`` in records ``idx``, then the opponents up to the learners'
+        next decisions, into fresh ``driver.rewards``; decisions counted in the env's."""
+        drv = self.driver
+        drv.rewards[:] = 0
+        d0 = drv.decisions
+        drv.apply(idx, actions)
+        drv.play()
+        self.env.decisions += drv.decisions - d0
 
     def ended_opponents(self, done) -> np.ndarray:
         """The opponent id of the episodes that ended in the last step (``-1`` where ``done`` is false)."""
@@ -103,14 +125,12 @@ class DriverEngine:
         ``new_episode``), learner seats, opponents up to the learner's first decision, re-deals."""
         env = self.env
         drv = self.driver
-        d0 = drv.decisions
         if env._new_episode is not None:
             seeds, seats, players = self.draw(idx)
-            drv.start(idx, seeds, seats, players, redeal=self.draw)
+            self.begin(idx, seeds, seats, players, redeal=self.draw)
         else:
             seats = np.full(idx.size, env._seat_choice, np.int64)
-            drv.start(idx, seeds, seats, self.players_of(idx % len(env._opponents)))
-        env.decisions += drv.decisions - d0
+            self.begin(idx, seeds, seats, self.players_of(idx % len(env._opponents)))
         env._rew[idx] = drv.rewards[idx, env._seats[idx]]
         drv.rewards[idx] = 0
         env._obs[idx] = drv.observe(idx, env._seats[idx])
@@ -139,11 +159,7 @@ class DriverEngine:
         bad = ~busy & ~legal
         every = not restart.size and not bad.any()  # the common case: every game steps
         go = ar if every else np.flatnonzero(~busy & legal)
-        drv.rewards[:] = 0
-        d0 = drv.decisions
-        drv.apply(go, acts[go])
-        drv.play()
-        env.decisions += drv.decisions - d0
+        self.advance(go, acts[go])
         status = env._states["status"]
         env.seat_rewards[:] = drv.rewards
         if every:
