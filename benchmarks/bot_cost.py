@@ -26,7 +26,7 @@ def measure(name: str, games: int, seed: int) -> dict:
     """Per bot: decisions timed and mean milliseconds per decision, over ``games`` games."""
     spec = cardgym.get_game(name)
     bots = list(spec.bots)
-    env = gym.make(cardgym.GAMES[name][1], opponent="expert")
+    env = gym.make(cardgym.GAMES[name].gym_id, opponent="expert")
     env.reset(seed=seed)
     for bot in bots:  # compile or load each bot before timing
         env.unwrapped.bot_action(bot)

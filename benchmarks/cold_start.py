@@ -52,7 +52,7 @@ import numpy as np
 import cardgym
 t1, c1 = time.perf_counter(), time.process_time()
 game, num_envs = sys.argv[1], int(sys.argv[2])
-mod = __import__(cardgym.GAMES[game][0], fromlist=["env"])
+mod = __import__(cardgym.GAMES[game].module, fromlist=["env"])
 env = mod.env()
 env.reset(seed=0)
 mask = env.observe(env.agent_selection)["action_mask"]

@@ -226,20 +226,20 @@ def main(argv=None):
     # every row: (env, API, measure(seconds) -> (decisions per wall second, per CPU-second))
     rows = [(name, "AEC loop", (lambda e: lambda t: aec_loop(e, t))(env)) for name, env in peer_envs().items()]
     for name, opts in cases(games):
-        mod = __import__(cardgym.GAMES[name][0], fromlist=["env"])
+        mod = __import__(cardgym.GAMES[name].module, fromlist=["env"])
         aec = mod.env(**opts)
-        single = gym.make(cardgym.GAMES[name][1], opponent="random", **opts)
+        single = gym.make(cardgym.GAMES[name].gym_id, opponent="random", **opts)
         vec = cardgym.make_vec(name, args.num_envs, opponent="random", copy=False, **opts)
         rows.append((label(name, opts), "AEC loop", (lambda e: lambda t: aec_loop(e, t))(aec)))
         rows.append((label(name, opts), "single-agent", (lambda e: lambda t: single_loop(e, t))(single)))
         rows.append((label(name, opts), f"vector x{args.num_envs}", (lambda e: lambda t: vec_loop(e, t))(vec)))
         if name == "skipbo" and opts == {"num_players": 2}:
             # the registered vector entry point: the same compiled batch through Gymnasium's factory
-            gvec = gym.make_vec(cardgym.GAMES[name][1], num_envs=args.num_envs, copy=False, **opts)
+            gvec = gym.make_vec(cardgym.GAMES[name].gym_id, num_envs=args.num_envs, copy=False, **opts)
             assert type(gvec) is type(vec), type(gvec)
             rows.append((label(name, opts), f"gymnasium.make_vec x{args.num_envs}",
                          (lambda e: lambda t: vec_loop(e, t))(gvec)))
-            sync = gym.make_vec(cardgym.GAMES[name][1], num_envs=256, vectorization_mode="sync", **opts)
+            sync = gym.make_vec(cardgym.GAMES[name].gym_id, num_envs=256, vectorization_mode="sync", **opts)
             rows.append((label(name, opts), "gymnasium.make_vec sync x256",
                          (lambda e: lambda t: sync_loop(e, t))(sync)))
     for _, _, measure in rows:  # warm-up: compilation or cache loading stays out of the timings

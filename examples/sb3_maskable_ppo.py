@@ -86,7 +86,7 @@ def main(argv=None) -> dict:
     torch.use_deterministic_algorithms(True)
     out = Path(a.out)
     out.mkdir(parents=True, exist_ok=True)
-    gym_id = cardgym.GAMES[a.game][1]
+    gym_id = cardgym.GAMES[a.game].gym_id
     from cardgym.train.cli import _value
 
     rules = {"num_players": a.players}

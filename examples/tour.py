@@ -39,7 +39,7 @@ def aec_demo():
 
 
 def single_agent_demo(name, episodes):
-    env = gym.make(cardgym.GAMES[name][1], opponent="random", seat="random")
+    env = gym.make(cardgym.GAMES[name].gym_id, opponent="random", seat="random")
     wins = 0
     for ep in range(episodes):
         obs, info = env.reset(seed=ep)
@@ -48,7 +48,7 @@ def single_agent_demo(name, episodes):
             obs, reward, term, trunc, info = env.step(env.unwrapped.bot_action("greedy"))
             done = term or trunc
         wins += reward > 0
-    print(f"[Gymnasium] {cardgym.GAMES[name][1]}: greedy won {wins}/{episodes} episodes against random")
+    print(f"[Gymnasium] {cardgym.GAMES[name].gym_id}: greedy won {wins}/{episodes} episodes against random")
 
 
 def vector_eval(name, games, num_envs=512, **opts):

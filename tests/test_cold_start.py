@@ -324,7 +324,7 @@ import numpy as np
 import cardgym
 out = {}
 for game in ("skyjo", "skipbo", "skipbo_junior"):
-    mod = __import__(cardgym.GAMES[game][0], fromlist=["env"])
+    mod = __import__(cardgym.GAMES[game].module, fromlist=["env"])
     G = cardgym.get_game(game)
     for nplayers in (2, 3):
         for bot in G.bots:

@@ -48,7 +48,7 @@ def _raw_env(name):
 def test_numpy_integer_options_behave_like_python_ints(name):
     game = cardgym.get_game(name)
     mod = _raw_env(name)
-    gym_id = cardgym.GAMES[name][1]
+    gym_id = cardgym.GAMES[name].gym_id
     for key, value in INT_OPTIONS[name].items():
         want_rules = game.make_rules(**{key: value})
         want_aec = mod.raw_env(**{key: value})
@@ -84,7 +84,7 @@ def test_numpy_bool_options_are_stored_as_bool(name):
             aec = mod.raw_env(**opts)
             aec.reset(seed=0)
             json.dumps(aec.state_dict())
-            gym.make(cardgym.GAMES[name][1], **opts)
+            gym.make(cardgym.GAMES[name].gym_id, **opts)
             cardgym.make_vec(name, 2, **opts)
         with pytest.raises(ValueError, match=key):
             game.make_rules(**{key: 1})  # an int is not a bool
@@ -126,7 +126,7 @@ def test_hostile_options_never_crash_the_interpreter():
             mod = importlib.import_module(mods[name])
             for key in opts:
                 for bad in hostile:
-                    for make in (lambda o: mod.raw_env(**o), lambda o: gym.make(cardgym.GAMES[name][1], **o),
+                    for make in (lambda o: mod.raw_env(**o), lambda o: gym.make(cardgym.GAMES[name].gym_id, **o),
                                  lambda o: cardgym.make_vec(name, 2, **o)):
                         try:
                             e = make({key: bad})
@@ -172,7 +172,7 @@ def test_actions_one_rule_in_every_layer(name):
         e.reset(seed=0)
         e.step(np.array(_legal(e.unwrapped.action_mask()), np.uint64))  # a 0-d integer array
     # single-agent
-    s = gym.make(cardgym.GAMES[name][1]).unwrapped
+    s = gym.make(cardgym.GAMES[name].gym_id).unwrapped
     _, info = s.reset(seed=0)
     for bad in HOSTILE_ACTIONS + [None]:
         with pytest.raises(ActionTypeError):
@@ -299,7 +299,7 @@ def test_skyjo_and_skipbo_never_end_inside_reset(name, opts):
 
 @pytest.mark.parametrize("name", ["skipbo", "skipbo_junior"])
 def test_learner_that_can_never_act_is_refused_not_hung(name):
-    gym_id = cardgym.GAMES[name][1]
+    gym_id = cardgym.GAMES[name].gym_id
     with pytest.raises(ValueError, match="max_turns"):
         gym.make(gym_id, max_turns=1, seat=1)
     with pytest.raises(ValueError, match="max_turns"):

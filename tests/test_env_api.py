@@ -83,7 +83,7 @@ def test_pickle_round_trip(config):
 
 def test_pettingzoo_registry(config):
     name, opts = config
-    env_name = cardgym.GAMES[name][0].rsplit(".", 1)[1].replace("_v", "-v")
+    env_name = cardgym.GAMES[name].module.rsplit(".", 1)[1].replace("_v", "-v")
     e = pettingzoo.make("aec", f"cardgym/{env_name}", max_cycles=-1, **opts)
     e.reset(seed=1)
     assert e.agent_selection in e.possible_agents
@@ -93,7 +93,7 @@ def test_gymnasium_check_env(config):
     from gymnasium.utils.env_checker import check_env
 
     name, opts = config
-    g = gym.make(cardgym.GAMES[name][1], opponent="random", **opts)
+    g = gym.make(cardgym.GAMES[name].gym_id, opponent="random", **opts)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         check_env(g.unwrapped)
@@ -105,7 +105,7 @@ def test_gymnasium_check_env_dict_and_greedy(config):
     name, opts = config
     if "dict" not in cardgym.get_game(name).encoders:
         pytest.skip(f"{name} has no dict encoder")
-    g = gym.make(cardgym.GAMES[name][1], opponent="greedy", observation="dict", seat="random", **opts)
+    g = gym.make(cardgym.GAMES[name].gym_id, opponent="greedy", observation="dict", seat="random", **opts)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         check_env(g.unwrapped)
@@ -115,7 +115,7 @@ def test_sb3_check_env(config):
     from stable_baselines3.common.env_checker import check_env
 
     name, opts = config
-    g = gym.make(cardgym.GAMES[name][1], opponent="random", **opts)
+    g = gym.make(cardgym.GAMES[name].gym_id, opponent="random", **opts)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         check_env(g.unwrapped, warn=True, skip_render_check=True)
@@ -205,9 +205,9 @@ def test_bad_input_errors(name):
         with pytest.raises(ValueError, match="illegal action"):
             raw.step(illegal)
     with pytest.raises(ValueError, match="bot"):
-        gym.make(cardgym.GAMES[name][1], opponent="nobody")
+        gym.make(cardgym.GAMES[name].gym_id, opponent="nobody")
     with pytest.raises(ValueError, match="seat"):
-        gym.make(cardgym.GAMES[name][1], seat=7)
+        gym.make(cardgym.GAMES[name].gym_id, seat=7)
     with pytest.raises(ValueError, match="seed"):
         raw.reset(seed=-3)
 
@@ -240,7 +240,7 @@ def test_step_after_end_is_an_error(name):
     assert not raw.agents
     with pytest.raises(RuntimeError, match="episode is over"):
         raw.step(0)
-    g = gym.make(cardgym.GAMES[name][1]).unwrapped
+    g = gym.make(cardgym.GAMES[name].gym_id).unwrapped
     g.reset(seed=1)
     done = False
     rng = np.random.default_rng(0)
@@ -257,7 +257,7 @@ def info_mask(g):
 
 @pytest.mark.parametrize("name", sorted(cardgym.GAMES))
 def test_single_agent_illegal_move_penalty(name):
-    g = gym.make(cardgym.GAMES[name][1], illegal_penalty=-2.5).unwrapped
+    g = gym.make(cardgym.GAMES[name].gym_id, illegal_penalty=-2.5).unwrapped
     _, info = g.reset(seed=0)
     rng = np.random.default_rng(0)
     for _ in range(500):  # the first learner decision with an illegal action (a game may have none at first)
@@ -286,7 +286,7 @@ def test_single_agent_callable_opponent_matches_bot(name):
     game = cardgym.get_game(name)
     if game.max_players < 2:
         pytest.skip(f"{name} has no seat for an opponent")
-    g = gym.make(cardgym.GAMES[name][1], opponent=first_legal, num_players=max(2, game.min_players)).unwrapped
+    g = gym.make(cardgym.GAMES[name].gym_id, opponent=first_legal, num_players=max(2, game.min_players)).unwrapped
     obs, info = g.reset(seed=0)
     done, steps = False, 0
     while not done and steps < 300:

@@ -29,7 +29,7 @@ def legal_actions(masks, rng):
 @pytest.mark.parametrize("name", sorted(GAME_IDS))
 def test_make_vec_picks_the_compiled_vector_env(name):
     gym_id = GAME_IDS[name]
-    assert gym.spec(gym_id).vector_entry_point == f"{cardgym.GAMES[name][0]}:make_vec"
+    assert gym.spec(gym_id).vector_entry_point == f"{cardgym.GAMES[name].module}:make_vec"
     default = gym.make_vec(gym_id, num_envs=6)  # Gymnasium prefers the vector entry point when one exists
     explicit = gym.make_vec(gym_id, num_envs=6, vectorization_mode="vector_entry_point")
     for v in (default, explicit):

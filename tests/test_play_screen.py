@@ -20,7 +20,7 @@ def _busiest(name, num_players=2, seed=3, turns=400):
     """A mid-game position of ``name`` with the most legal moves met in a random game (for Skyjo, a
     drawn card in hand): ``(table text, [(id, description)])``."""
     game = cardgym.get_game(name)
-    mod = __import__(cardgym.GAMES[name][0], fromlist=["raw_env"])
+    mod = __import__(cardgym.GAMES[name].module, fromlist=["raw_env"])
     env = mod.raw_env(num_players=num_players)
     env.reset(seed=seed)
     best = None

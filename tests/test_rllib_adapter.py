@@ -25,7 +25,7 @@ from cardgym.wrappers import RLlibKeys, rllib_keys
 
 
 def make(name, **rules):
-    return importlib.import_module(cardgym.GAMES[name][0]).env(**rules)
+    return importlib.import_module(cardgym.GAMES[name].module).env(**rules)
 
 
 GAMES = [("skyjo", {"num_players": 2}), ("skyjo", {"num_players": 3}), ("skipbo", {"num_players": 2}),

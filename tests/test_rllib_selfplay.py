@@ -73,7 +73,7 @@ def _aec_replay(name, options, seed, seat_actions):
     """Replay one deal in the AEC env, each seat taking its recorded actions in order. Returns, per
     seat, its observations/masks at its turns, the reward ``last()`` reports at each next turn or end,
     and how it ended."""
-    env = importlib.import_module(cardgym.GAMES[name][0]).env(**options)
+    env = importlib.import_module(cardgym.GAMES[name].module).env(**options)
     env.reset(seed=seed)
     seat_of = {a: i for i, a in enumerate(env.possible_agents)}
     got = {s: dict(obs=[], masks=[], rewards=[], end=None) for s in seat_of.values()}

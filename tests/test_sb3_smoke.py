@@ -20,7 +20,7 @@ def test_maskable_ppo_smoke(name):
     from stable_baselines3.common.env_util import make_vec_env
     from stable_baselines3.common.monitor import Monitor
 
-    gym_id = cardgym.GAMES[name][1]
+    gym_id = cardgym.GAMES[name].gym_id
     short = {"max_turns": 120}  # an untrained deterministic policy may stall a game until the turn cap
     venv = make_vec_env(gym_id, n_envs=2, seed=0, env_kwargs={"opponent": "random", "render_mode": None, **short})
     model = MaskablePPO("MlpPolicy", venv, n_steps=64, batch_size=64, n_epochs=1, seed=0, verbose=0)

@@ -149,7 +149,7 @@ def test_search_budget_changes_nothing_but_strength(name):
 def test_search_is_registered_in_every_layer(name, capsys):
     game = cardgym.get_game(name)
     assert list(game.bots)[-1] == "search" and game.bot_index("search") == 3
-    env = gym.make(cardgym.GAMES[name][1], opponent="search", **OPTIONS[name])
+    env = gym.make(cardgym.GAMES[name].gym_id, opponent="search", **OPTIONS[name])
     obs, info = env.reset(seed=1)
     a = env.unwrapped.bot_action("search")
     assert info["action_mask"][a] == 1

@@ -17,7 +17,7 @@ def test_single_env_state_dict_round_trip_and_refusal(game_name):
 
     import cardgym
 
-    gid = cardgym.GAMES[game_name][1]
+    gid = cardgym.GAMES[game_name].gym_id
     g = gym.make(gid, opponent="greedy", seat="random").unwrapped
     g.reset(seed=3)
     for _ in range(6):  # an episode may be shorter: stop at its last decision

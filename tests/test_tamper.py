@@ -169,7 +169,7 @@ def child(game_name: str) -> dict:
     import cardgym
 
     game = cardgym.get_game(game_name)
-    mod = __import__(cardgym.GAMES[game_name][0], fromlist=["raw_env"])
+    mod = __import__(cardgym.GAMES[game_name].module, fromlist=["raw_env"])
     deck = np.sort(game.deck.astype(np.int64))
     summary = {"game": game_name, "mutations": 0, "refused": 0, "played": 0, "failures": [], "configs": 0}
     for ci, (opts, depth) in enumerate(CONFIGS[game_name]):
@@ -268,7 +268,7 @@ def test_tampered_states_are_refused_or_play_safely(children, game):
 def _played(game_name, steps=40, seed=2, **opts):
     import cardgym
 
-    mod = __import__(cardgym.GAMES[game_name][0], fromlist=["raw_env"])
+    mod = __import__(cardgym.GAMES[game_name].module, fromlist=["raw_env"])
     raw = mod.raw_env(**opts)
     raw.reset(seed=seed)
     rng = np.random.default_rng(seed)
@@ -288,7 +288,7 @@ def test_every_reached_state_passes_the_validator(variant):
 
     game_name, opts = variant
     game = cardgym.get_game(game_name)
-    raw = __import__(cardgym.GAMES[game_name][0], fromlist=["raw_env"]).raw_env(**opts)
+    raw = __import__(cardgym.GAMES[game_name].module, fromlist=["raw_env"]).raw_env(**opts)
     raw.reset(seed=21)
     rng = np.random.default_rng(21)
     for t in range(1500):

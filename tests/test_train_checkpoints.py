@@ -15,9 +15,11 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-import cardgym.train.ppo as ppo  # noqa: E402
+import cardgym.train.checkpoints as checkpoints  # noqa: E402
 from cardgym.train import main  # noqa: E402
-from cardgym.train.ppo import CheckpointError, Config, Trainer  # noqa: E402
+from cardgym.train.checkpoints import CheckpointError  # noqa: E402
+from cardgym.train.config import Config  # noqa: E402
+from cardgym.train.ppo import Trainer  # noqa: E402
 
 TINY = ["--envs", "16", "--rollout", "16", "--minibatch", "128", "--epochs", "1", "--hidden", "32",
         "--eval-every", "1", "--eval-games", "8", "--final-eval-games", "8", "--snapshot-every", "1",
@@ -74,7 +76,7 @@ def _crash_on_call(monkeypatch, obj, name, call):
 def test_crash_between_the_two_files_resumes_from_the_last_complete_checkpoint(tmp_path, monkeypatch, straight):
     out = tmp_path / "run"
     with monkeypatch.context() as m:
-        _crash_on_call(m, ppo.np, "savez", 2)  # the second save: state.pt written, env.npz not
+        _crash_on_call(m, checkpoints.np, "savez", 2)  # the second save: state.pt written, env.npz not
         with pytest.raises(Crash):
             _run(out)
     assert _iteration(out / "checkpoint") == 1
@@ -96,7 +98,7 @@ def test_crash_between_the_renames_resumes_from_the_previous_checkpoint(tmp_path
         return real(src, dst)
 
     with monkeypatch.context() as m:
-        m.setattr(ppo.os, "replace", replace)
+        m.setattr(checkpoints.os, "replace", replace)
         with pytest.raises(Crash):
             _run(out)
     assert not (out / "checkpoint").exists() and _iteration(out / "checkpoint.prev") == 1
@@ -110,7 +112,7 @@ def test_crash_between_the_renames_resumes_from_the_previous_checkpoint(tmp_path
 def test_a_torn_checkpoint_falls_back_to_the_previous_one(tmp_path, monkeypatch, capsys, straight):
     out = tmp_path / "run"
     with monkeypatch.context() as m:
-        _crash_on_call(m, ppo.shutil, "rmtree", 1)  # the second save, removing the previous checkpoint
+        _crash_on_call(m, checkpoints.shutil, "rmtree", 1)  # the second save, removing the previous checkpoint
         with pytest.raises(Crash):
             _run(out)
     assert _iteration(out / "checkpoint") == 2 and _iteration(out / "checkpoint.prev") == 1
@@ -201,7 +203,7 @@ def test_a_full_disk_is_an_error_naming_the_path(tmp_path, monkeypatch):
 
     out = tmp_path / "a"
     with monkeypatch.context() as m:
-        m.setattr(ppo.np, "savez", no_space)
+        m.setattr(checkpoints.np, "savez", no_space)
         with pytest.raises(SystemExit) as exc:
             _run(out)
     msg = str(exc.value.code)

@@ -118,7 +118,8 @@ def test_presets_and_flags():
 
 
 def test_init_from_a_model_and_resume_guard(tmp_path):
-    from cardgym.train.ppo import Config, Trainer
+    from cardgym.train.config import Config
+    from cardgym.train.ppo import Trainer
 
     _run(tmp_path / "a", steps=256)
     model = tmp_path / "a" / "model.pt"

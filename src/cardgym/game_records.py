@@ -141,7 +141,7 @@ class GameRecorder:
     def reset(self, seed: int | None = None, deck=None):
         """``env.reset`` with ``seed`` (drawn from the OS when None, so the record can replay it) or a
         stacked ``deck`` (a permutation of the game's deck, which then decides the deal)."""
-        from .core.aec import check_seed, entropy_seed
+        from .core.resets import check_seed, entropy_seed
 
         raw = self.raw
         seed = entropy_seed() if seed is None else check_seed(seed)

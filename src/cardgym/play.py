@@ -81,14 +81,10 @@ def group_moves(moves: list) -> list:
     return out
 
 
-def move_lines(moves: list, width: int = WIDTH) -> list:
-    """The lines of the move list (`group_moves`): a row per group of moves with their numbers, single
-    moves in as many columns as fit ``width``."""
-    return [line for block in move_blocks(moves, width) for line in block]
-
-
 def move_blocks(moves: list, width: int = WIDTH) -> list:
-    """`move_lines` in blocks that a page keeps together (a row and its wrapped continuation lines)."""
+    """The lines of the move list (`group_moves`): a row per group of moves with their numbers, single
+    moves in as many columns as fit ``width``; in blocks that a page keeps together (a row and its
+    wrapped continuation lines)."""
     digits = len(str(max(a for a, _ in moves))) if moves else 1
     lines, singles = [], []
 
@@ -164,7 +160,7 @@ def play_terminal(game, vs="greedy", num_players=2, seat=0, seed=None, inp=None,
     inp = inp or sys.stdin
     out = out or sys.stdout
     paint = _color(out.isatty() and "NO_COLOR" not in os.environ)
-    mod = __import__(cardgym.GAMES[game.name][0], fromlist=["raw_env"])
+    mod = __import__(cardgym.GAMES[game.name].module, fromlist=["raw_env"])
     env = mod.raw_env(num_players=num_players, **options)
     if not isinstance(seat, int) or not 0 <= seat < num_players:
         raise ValueError(f"seat must be 0..{num_players - 1}, got {seat!r}")

@@ -284,7 +284,7 @@ def aec_module(game: str):
 
     import cardgym
 
-    return importlib.import_module(cardgym.GAMES[game][0])
+    return importlib.import_module(cardgym.GAMES[game].module)
 
 
 def playthrough(v: Variant) -> str:
@@ -386,7 +386,7 @@ def gym_text(game: str) -> str:
 
     import cardgym
 
-    gym_id = cardgym.GAMES[game][1]
+    gym_id = cardgym.GAMES[game].gym_id
     out = header(f"{game} single-agent Gymnasium episodes ({gym_id})", [
         "per step: learner action, reward, terminated, truncated, sha256[:16] of the "
         f"observation (rounded to {HASH_DECIMALS} decimals) and of info['action_mask']",

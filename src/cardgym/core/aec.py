@@ -22,13 +22,10 @@ from .fastcall import entry
 from .frames import render_frame
 from .game import RUNNING, TRUNCATED, DictEncoder, GameSpec
 from .records import record_to_dict, state_header
-from .resets import RESET_OPTIONS, check_seed, entropy_seed, parse_reset_options, reset_seed
+from .resets import parse_reset_options, reset_seed
 from .state_io import parse_aec_state
 
-__all__ = ["CardGameAEC", "wrap_classic", "aec_metadata",
-           # defined in the modules of their concern, importable from here as before
-           "AssertOutOfBoundsWrapper", "OrderEnforcingWrapper", "TerminateIllegalWrapper", "render_frame",
-           "RESET_OPTIONS", "check_seed", "entropy_seed", "parse_reset_options", "reset_seed"]
+__all__ = ["CardGameAEC", "wrap_classic", "aec_metadata"]
 
 class CardGameAEC(CopiesThroughState, AECEnv):
     """PettingZoo AEC environment for one cardgym game (set by the subclass's ``game``).

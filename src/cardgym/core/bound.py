@@ -406,23 +406,3 @@ def play_games(states, params, seeds, seat_bots, masks, rewards, status, turns, 
         turns[i] = s.turn
         total += d
     return total
-
-
-@_jit()
-def advance_bot_seats(states, params, seat_bots, masks, rewards, max_decisions):
-    """Let bots play every record while its seat to act is bot-controlled (``seat_bots[i, seat] >= 0``;
-    -1 marks a seat played from Python). Rewards add up in ``rewards[i, seat]``; a record stops at
-    ``max_decisions`` bot decisions. Returns the number of decisions."""
-    total = 0
-    for i in range(states.shape[0]):
-        s = states[i]
-        m = masks[i]
-        d = 0
-        while s.status == RUNNING and seat_bots[i, s.current] >= 0 and d < max_decisions:
-            APPLY(s, params, bot(s, params, m, seat_bots[i, s.current]))
-            for seat in range(rewards.shape[1]):
-                rewards[i, seat] += s.reward[seat]
-            LEGAL(s, params, m)
-            d += 1
-        total += d
-    return total

@@ -24,8 +24,9 @@ finds the kernels a previous install compiled into the same ``NUMBA_CACHE_DIR``.
 Staleness: numba invalidates a cached function when *its own* file's content changes, not when a
 function it calls from another file does (a documented limitation). cardgym's kernels call across
 files (games -> shared helpers -> rng; ``core/bound.py`` -> every game), so on import we compare a stamp
-of every source file with kernels (its path inside the package and the sha256 of its content) with the
-one saved beside the cache, and drop cardgym's cached kernels when they differ, in whichever folder
+of every source file that compiled code depends on (`_relevant`: the files with kernels and the modules
+they import, whose constants are frozen into the machine code; its path inside the package and the
+sha256 of its content) with the one saved beside the cache, and drop cardgym's cached kernels when they differ, in whichever folder
 above is used (in cases 1, 3 and 4 a changed stamp also names a new folder: the old one is removed).
 Modification times play no part: a copy that changes them keeps the cache. Reading every source on
 every import is avoided by a memo saved with the stamp: a file whose (size, mtime, ctime) are those
@@ -34,7 +35,8 @@ package registered from outside cardgym (an entry point, ``CARDGYM_GAMES``, ``re
 the same way when it is registered (`watch`), its stamp covering its own kernel files and cardgym's (its
 kernels call cardgym's). The templates bound once per game (``core/bound.py``, the search loop) cache in
 cardgym's folders, so their cache entries are named by the game *and* a hash of its package's sources
-(`source_tag`): an edited game gets new entries, never the old machine code.
+that compiled code depends on (`source_tag`): an edited game gets new entries, never the old machine
+code, and an edit of a file no kernel imports (a ``scene.py``, a ``text.py``) compiles nothing.
 
 Damage: an entry numba cannot read (a zero-length, truncated or garbled ``.nbi`` or ``.nbc`` file) is
 dropped and recompiled with one line on stderr (`cardgym.core.numba_hooks.guard_damaged_entries`).
@@ -45,6 +47,7 @@ when a cardgym kernel actually compiles (a cache miss; loading from the cache pr
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import json
 import os
@@ -58,30 +61,58 @@ ROOT = Path(__file__).resolve().parents[1]
 STAMP = ROOT / "__pycache__" / "numba-sources.stamp"
 
 
-#: (path, size, mtime_ns, ctime_ns) -> (holds kernels, sha256 hex of the content): each file is read
-#: at most once per process while it stays unchanged
+#: (path, size, mtime_ns, ctime_ns) -> (holds kernels, sha256 hex of the content, module-level imports):
+#: each file is read at most once per process while it stays unchanged
 _DIGESTS: dict = {}
 #: package root -> its current content stamp, as the last `refresh` found it
 _STAMPS: dict = {}
 
 
+def _imports(data: bytes) -> list:
+    """The modules a source imports at module level (where a kernel finds its globals): dotted names,
+    relative ones with their leading dots; for ``from m import a`` both ``m`` and ``m.a`` (``a`` may be
+    a submodule)."""
+    try:
+        tree = ast.parse(data)
+    except (SyntaxError, ValueError):
+        return []
+    out: set = set()
+
+    def visit(body):
+        for node in body:
+            if isinstance(node, ast.Import):
+                out.update(a.name for a in node.names)
+            elif isinstance(node, ast.ImportFrom):
+                base = "." * node.level + (node.module or "")
+                out.add(base)
+                sep = "" if base.endswith(".") else "."
+                out.update(base + sep + a.name for a in node.names if a.name != "*")
+            elif isinstance(node, (ast.If, ast.Try)):
+                for part in (node.body, node.orelse, getattr(node, "finalbody", []),
+                             *(h.body for h in getattr(node, "handlers", []))):
+                    visit(part)
+
+    visit(tree.body)
+    return sorted(out)
+
+
 def _digest(path: Path, memo: dict | None = None, key: str | None = None, out: dict | None = None) -> tuple:
-    """``(holds kernels, sha256 hex)`` of one source file, read only when neither this process nor the
-    saved memo ``memo[key]`` (``[size, mtime_ns, ctime_ns, kernels, sha]``) knows it at its current
-    (size, mtime, ctime); the entry goes into ``out[key]``."""
+    """``(holds kernels, sha256 hex, imports)`` of one source file, read only when neither this process
+    nor the saved memo ``memo[key]`` (``[size, mtime_ns, ctime_ns, kernels, sha, imports]``) knows it at
+    its current (size, mtime, ctime); the entry goes into ``out[key]``."""
     st = path.stat()
     sig = [st.st_size, st.st_mtime_ns, st.st_ctime_ns]
     d = _DIGESTS.get((str(path), *sig))
     if d is None:
         seen = memo.get(key) if memo and key else None
-        if isinstance(seen, list) and len(seen) == 5 and seen[:3] == sig:
-            d = (bool(seen[3]), str(seen[4]))
+        if isinstance(seen, list) and len(seen) == 6 and seen[:3] == sig and isinstance(seen[5], list):
+            d = (bool(seen[3]), str(seen[4]), tuple(seen[5]))
         else:
             data = path.read_bytes()
-            d = (b"njit" in data, hashlib.sha256(data).hexdigest())
+            d = (b"njit" in data, hashlib.sha256(data).hexdigest(), tuple(_imports(data)))
         _DIGESTS[(str(path), *sig)] = d
     if out is not None and key:
-        out[key] = [*sig, *d]
+        out[key] = [*sig, d[0], d[1], list(d[2])]
     return d
 
 
@@ -89,27 +120,64 @@ def _roots(root: Path) -> list:
     return [root] if Path(root).resolve() == ROOT else [ROOT, root]
 
 
+def _relevant(bases: list, memo: dict | None = None, out: dict | None = None) -> list:
+    """``[(base, rel, sha)]``, in order, of the source files under the package folders ``bases`` that
+    compiled code depends on: every file that holds kernels and every module of these packages that
+    such a file imports, directly or not (its constants and the helpers it calls are frozen into the
+    machine code). A file no kernel imports (a game's ``scene.py``, ``text.py``) is not one of them."""
+    files: list = []
+    modules: dict = {}
+    for k, base in enumerate(bases):
+        for path in sorted(Path(base).rglob("*.py")):
+            if "__pycache__" in path.parts:
+                continue
+            rel = path.relative_to(base).as_posix()
+            kernels, sha, imports = _digest(path, memo, f"{k}:{rel}", out)
+            parts = [Path(base).name, *rel[:-3].split("/")]
+            package = parts[-1] == "__init__"
+            name = ".".join(parts[:-1] if package else parts)
+            files.append((base, rel, sha, kernels, imports, name, package))
+            modules[name] = len(files) - 1
+    todo = [i for i, f in enumerate(files) if f[3]]
+    keep = set(todo)
+    while todo:
+        _, _, _, _, imports, name, package = files[todo.pop()]
+        here = name.split(".") if package else name.split(".")[:-1]
+        for ref in imports:
+            level = len(ref) - len(ref.lstrip("."))
+            if level:
+                if level - 1 > len(here):
+                    continue
+                rest = ref[level:]
+                ref = ".".join(here[:len(here) - (level - 1)] + ([rest] if rest else []))
+            i = modules.get(ref)
+            if i is None:  # an absolute import of a package whose parents are outside ``bases``
+                for k, base in enumerate(bases):
+                    cut = ref.find(f".{Path(base).name}.")
+                    if cut >= 0 and (i := modules.get(ref[cut + 1:])) is not None:
+                        break
+            if i is not None and i not in keep:
+                keep.add(i)
+                todo.append(i)
+    return [(base, rel, sha) for i, (base, rel, sha, *_) in enumerate(files) if i in keep]
+
+
 def _scan(root: Path, memo: dict | None = None) -> tuple:
     """``(stamp, memo)``: the content stamp of the package at ``root`` (see `sources_stamp`) and the memo
     to save with it."""
     h = hashlib.sha256()
     out: dict = {}
-    for k, base in enumerate(_roots(root)):
-        for path in sorted(base.rglob("*.py")):
-            if "__pycache__" in path.parts:
-                continue
-            rel = path.relative_to(base).as_posix()
-            kernels, sha = _digest(path, memo, f"{k}:{rel}", out)
-            if kernels:
-                h.update(f"{base.name}/{rel}:{sha}\n".encode())
+    for base, rel, sha in _relevant(_roots(root), memo, out):
+        h.update(f"{Path(base).name}/{rel}:{sha}\n".encode())
     return h.hexdigest(), out
 
 
 def sources_stamp(root: Path = ROOT) -> str:
-    """A stamp of the content of every source file that holds compiled kernels (the others cannot make a
-    cache stale): each one's path inside its package and the sha256 of its bytes, under ``root`` and, for
-    a game package outside cardgym, under cardgym's own folder too. Where the package lives and when its
-    files were written play no part."""
+    """A stamp of the content of every source file that compiled kernels depend on (`_relevant`: the files
+    that hold kernels and the modules they import; the others cannot make a cache stale): each one's path
+    inside its package and the sha256 of its bytes, under ``root`` and, for a game package outside
+    cardgym, under cardgym's own folder too. Where the package lives and when its files were written
+    play no part."""
     return _scan(Path(root))[0]
 
 
@@ -117,19 +185,19 @@ _TAGS: dict = {}
 
 
 def source_tag(package: str, folder=None) -> str:
-    """A short hash of every ``.py`` file of the game package ``package`` (its folder ``folder``, found
-    without importing it when not given): what names a game's bindings of the shared templates in the
-    kernel cache, so that editing the game's rules never reuses the machine code of the old ones."""
+    """A short hash of the files of the game package ``package`` (its folder ``folder``, found without
+    importing it when not given) that its compiled code depends on (`_relevant`: its kernel files and
+    the modules of the package they import, not its ``scene.py`` or ``text.py``): what names a game's
+    bindings of the shared templates in the kernel cache, so that editing the game's rules never reuses
+    the machine code of the old ones, and editing anything else recompiles nothing."""
     tag = _TAGS.get(package)
     if tag is None:
         if folder is None:
             folder = package_folder(package)
         h = hashlib.sha256()
         if folder is not None:
-            for path in sorted(Path(folder).rglob("*.py")):
-                if "__pycache__" in path.parts:
-                    continue
-                h.update(str(path.relative_to(folder)).encode() + b"\0" + path.read_bytes() + b"\0")
+            for _, rel, sha in _relevant([Path(folder)]):
+                h.update(f"{rel}\0{sha}\0".encode())
         tag = _TAGS[package] = h.hexdigest()[:12]
     return tag
 

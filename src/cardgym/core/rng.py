@@ -76,12 +76,6 @@ def bot_below(s, n):
     return np.int64((r * U64(n)) >> U64(32))
 
 
-@njit(cache=True)
-def bot_uniform(s):
-    """Uniform float in ``[0, 1)`` from the bot generator."""
-    return bot_below(s, 1 << 30) / float(1 << 30)
-
-
 _COPY_SALT = np.uint64(0x632BE59BD9B4E019)
 
 

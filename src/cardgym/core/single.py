@@ -3,6 +3,9 @@
 One seat is the learner; every other seat is played inside ``step()`` by the opponent (a compiled bot
 by name, or a Python callable). An illegal action ends the episode (``terminated=True``) with reward
 ``illegal_penalty``.
+
+It plays on the vector env's engines (`cardgym.core.vector_engines`) with a batch of one: a compiled bot
+on `CompiledEngine` (the whole step in one compiled call), a Python opponent on `DriverEngine`.
 """
 
 from __future__ import annotations
@@ -17,8 +20,8 @@ from .resets import parse_reset_options, reset_seed
 from .state_io import parse_single_state
 from .batch import check_penalty, illegal_penalty, new_batch, setup
 from .copies import CopiesThroughState
-from .episodes import EXTERNAL, EpisodeDriver
-from .fastcall import entry
+from .episodes import EXTERNAL
+from .vector_engines import CompiledEngine, DriverEngine
 from .game import RUNNING, DictEncoder, GameSpec
 from .opponents import check_learner_can_act, resolve_opponent, resolve_seat
 
@@ -85,7 +88,6 @@ class CardGameEnv(CopiesThroughState, gym.Env):
         self._seats, self._rew, self._term, self._trunc = b.seats, b.rewards, b.terminated, b.truncated
         self._illegal, self._needs_reset, self._acts = b.illegal, b.needs_reset, b.actions
         self._setup = setup(self._seat_choice, self._which_bot, self._which_obs, False, penalty)
-        self._f_step = None  # the compiled step, resolved on the first step
         self._seeds = np.zeros(1, np.int64)
         self._started = False
         self._done = True
@@ -96,9 +98,13 @@ class CardGameEnv(CopiesThroughState, gym.Env):
         if self._policy is not None:
             # Python opponents: the episode driver plays them (one call per decision, as before: float64
             # rewards, the callable called itself rather than a batched ``act`` on one record)
-            self._driver = EpisodeDriver(game, self.rules, 1, observation, compiled=self._c, reward_dtype=np.float64)
-            self._driver.add_player(self._policy, per_record=True)
+            # Python opponents: the vector env's driven engine on a batch of one (one call per decision, as
+            # before: float64 rewards, the callable called itself rather than a batched ``act``)
+            self._engine = DriverEngine(self, observation, [self._policy], np.float64, per_record=True)
+            self._driver = self._engine.driver
             self._states, self._masks = self._driver.states, self._driver.masks
+        else:
+            self._engine = CompiledEngine(self)  # the vector env's compiled engine, on a batch of one
 
     # -------------------------------------------------------------- helpers
     def _observation(self, seat: int):
@@ -138,17 +144,13 @@ class CardGameEnv(CopiesThroughState, gym.Env):
             if len(deck):
                 self._check_deck_reaches_learner(seed, deck)
             self._seeds[0] = seed
-            self.decisions += self._c.vec_reset(
-                self._batch, self._params, self._seeds, deck, len(deck), self._setup
-            )
+            self._engine.reset(self._seeds, deck)
             self.seat = int(self._seats[0])
         else:
             drv = self._driver
-            d0 = drv.decisions
             # a stacked deck that ends before the learner's first decision is refused, not re-dealt
-            over = drv.start([0], [seed], [self._seat_choice], [0], deck=deck if len(deck) else None,
-                             redeal=not len(deck))
-            self.decisions += drv.decisions - d0
+            over = self._engine.begin([0], [seed], [self._seat_choice], [0], deck=deck if len(deck) else None,
+                                      redeal=not len(deck))
             if over.size:
                 self._started = False
                 raise ValueError(self._dead_deck_message())
@@ -195,20 +197,13 @@ class CardGameEnv(CopiesThroughState, gym.Env):
             return self._observation(self.seat), self.illegal_penalty, True, False, info
         if self._policy is None:
             self._acts[0] = a
-            if self._f_step is None:  # resolved once for these argument types (a namedtuple is slow to type)
-                self._f_step = entry(self._c.vec_step, self._batch, self._params, self._setup)
-            self.decisions += self._f_step(self._batch, self._params, self._setup)
+            self._engine.step()
             self._needs_reset[0] = False
             reward = float(self._rew[0])
         else:
-            drv = self._driver
-            d0 = drv.decisions
-            drv.rewards[0] = 0
             self._acts[0] = a
-            drv.apply([0], self._acts)
-            drv.play()
-            self.decisions += drv.decisions - d0
-            reward = float(drv.rewards[0, self.seat])
+            self._engine.advance([0], self._acts)
+            reward = float(self._driver.rewards[0, self.seat])
             self._c.observe_one(self._states, 0, self._params, self.seat, self._obs[0], self._which_obs)
         status = int(self._states[0]["status"])
         terminated, truncated = status == 1, status == 2

@@ -13,7 +13,7 @@ from .actions import check_actions, terminal_mask
 from .batch import check_penalty, illegal_penalty, new_batch, setup
 from .copies import CopiesThroughState
 from .episodes import EXTERNAL
-from .vector_engines import PARALLEL_MIN_ENVS, CompiledEngine, DriverEngine  # noqa: F401 (re-exported)
+from .vector_engines import CompiledEngine, DriverEngine
 from .game import RUNNING, DictEncoder, GameSpec
 from .opponents import check_learner_can_act, is_bot_name, resolve_opponent, resolve_seat
 from .resets import check_seed, entropy_seed

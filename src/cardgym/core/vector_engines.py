@@ -1,4 +1,5 @@
-"""The two engines behind `cardgym.core.vector.CardGameVectorEnv`, one small interface.
+"""The two engines behind `cardgym.core.vector.CardGameVectorEnv`, one small interface (the single-agent
+`cardgym.core.single.CardGameEnv` plays compiled opponents on `CompiledEngine` too, a batch of one).
 
 - `CompiledEngine`: every opponent a compiled bot; ``step()`` is one compiled call over the batch
   (``vec_step`` of `cardgym.core.bound`: learner actions, bots, observations, masks, autoreset).
@@ -25,6 +26,8 @@ from .fastcall import entry
 #: them); smaller ones in one thread, where starting the threads would cost more than it saves
 PARALLEL_MIN_ENVS = 256
 
+_NO_DECK = np.empty(0, np.int8)
+
 
 class CompiledEngine:
     """Every opponent a compiled bot: the whole step in one compiled call."""
@@ -37,15 +40,18 @@ class CompiledEngine:
         self.states, self.masks, self.seats = b.states, b.masks, b.seats
         self._f_step = None  # the compiled step, resolved on the first step
 
-    def reset(self, seeds) -> None:
+    def reset(self, seeds, deck=None) -> None:
+        """Start an episode in every env from ``seeds`` (``deck``: a stacked deck for all of them, int8
+        card codes, or None)."""
         env = self.env
-        no_deck = np.empty(0, np.int8)
-        env.decisions += env._c.vec_reset(env._batch, env._params, seeds, no_deck, 0, env._setup)
+        deck = _NO_DECK if deck is None else deck
+        env.decisions += env._c.vec_reset(env._batch, env._params, seeds, deck, len(deck), env._setup)
 
     def step(self) -> None:
         env = self.env
         if self._f_step is None:  # resolved once for these argument types (a namedtuple is slow to type)
-            step = env._c.vec_step_parallel if env.num_envs >= PARALLEL_MIN_ENVS else env._c.vec_step
+            parallel = len(self.states) >= PARALLEL_MIN_ENVS
+            step = env._c.vec_step_parallel if parallel else env._c.vec_step
             self._f_step = entry(step, env._batch, env._params, env._setup)
         env.decisions += self._f_step(env._batch, env._params, env._setup)
 
@@ -58,13 +64,35 @@ class CompiledEngine:
 class DriverEngine:
     """Opponents driven from Python by an `EpisodeDriver` over the env's records."""
 
-    def __init__(self, env, observation: str):
+    def __init__(self, env, observation: str, opponents=None, reward_dtype=np.float32, per_record: bool = False):
+        """``opponents``: the players (default ``env._opponents``); ``reward_dtype`` and ``per_record``
+        are the `EpisodeDriver`'s (the single-agent env: float64 rewards, its callable called itself)."""
         self.env = env
-        self.driver = EpisodeDriver(env.game, env.rules, env.num_envs, observation, compiled=env._c)
-        for o in env._opponents:
-            self.driver.add_player(o)
+        n = len(env._batch.states)
+        self.driver = EpisodeDriver(env.game, env.rules, n, observation, compiled=env._c, reward_dtype=reward_dtype)
+        for o in (env._opponents if opponents is None else opponents):
+            self.driver.add_player(o, per_record=per_record)
         self.states, self.masks, self.seats = self.driver.states, self.driver.masks, self.driver.seats
-        self._ended = np.full(env.num_envs, -1, np.int64)  # opponent id of the episodes the last step ended
+        self._ended = np.full(n, -1, np.int64)  # opponent id of the episodes the last step ended
+
+    def begin(self, idx, seeds, seats, players, **start) -> np.ndarray:
+        """`EpisodeDriver.start` (``start``: its ``deck``/``redeal``), its decisions counted in the env's;
+        returns the records whose episode ended before the learner's first decision."""
+        drv = self.driver
+        d0 = drv.decisions
+        over = drv.start(idx, seeds, seats, players, **start)
+        self.env.decisions += drv.decisions - d0
+        return over
+
+    def advance(self, idx, actions) -> None:
+        """Play the learner's legal ``actions`` in records ``idx``, then the opponents up to the learners'
+        next decisions, into fresh ``driver.rewards``; decisions counted in the env's."""
+        drv = self.driver
+        drv.rewards[:] = 0
+        d0 = drv.decisions
+        drv.apply(idx, actions)
+        drv.play()
+        self.env.decisions += drv.decisions - d0
 
     def ended_opponents(self, done) -> np.ndarray:
         """The opponent id of the episodes that ended in the last step (``-1`` where ``done`` is false)."""
@@ -97,14 +125,12 @@ class DriverEngine:
         ``new_episode``), learner seats, opponents up to the learner's first decision, re-deals."""
         env = self.env
         drv = self.driver
-        d0 = drv.decisions
         if env._new_episode is not None:
             seeds, seats, players = self.draw(idx)
-            drv.start(idx, seeds, seats, players, redeal=self.draw)
+            self.begin(idx, seeds, seats, players, redeal=self.draw)
         else:
             seats = np.full(idx.size, env._seat_choice, np.int64)
-            drv.start(idx, seeds, seats, self.players_of(idx % len(env._opponents)))
-        env.decisions += drv.decisions - d0
+            self.begin(idx, seeds, seats, self.players_of(idx % len(env._opponents)))
         env._rew[idx] = drv.rewards[idx, env._seats[idx]]
         drv.rewards[idx] = 0
         env._obs[idx] = drv.observe(idx, env._seats[idx])
@@ -133,11 +159,7 @@ class DriverEngine:
         bad = ~busy & ~legal
         every = not restart.size and not bad.any()  # the common case: every game steps
         go = ar if every else np.flatnonzero(~busy & legal)
-        drv.rewards[:] = 0
-        d0 = drv.decisions
-        drv.apply(go, acts[go])
-        drv.play()
-        env.decisions += drv.decisions - d0
+        self.advance(go, acts[go])
         status = env._states["status"]
         env.seat_rewards[:] = drv.rewards
         if every:

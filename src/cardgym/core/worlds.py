@@ -27,17 +27,15 @@ world never carries the real game's future shuffles. See docs/hidden_information
 
 from __future__ import annotations
 
-import importlib.util
 import math
 import re
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
 import numpy as np
 
-from .binder import binding_tag
+from .binder import load_template
 from .status import RUNNING
 
 
@@ -64,27 +62,17 @@ class Hidden:
 # ---------------------------------------------------------------------------------------------- kernels
 
 _TEMPLATE = Path(__file__).with_name("worlds_loop.py")
-_BOUND: dict = {}
 
 
 def _kernels(game, bot: str | None = None):
-    """``worlds_loop.py`` bound to ``game``'s kernels (and ``bot``, for `play_out`/`bot_actions`)."""
-    key = (game.name, bot)
-    mod = _BOUND.get(key)
-    if mod is None:
-        w = _world(game)
+    """``worlds_loop.py`` bound to ``game``'s kernels (and ``bot``, for `play_out`/`bot_actions`): the
+    module ``cardgym.games.<game>._worlds[_<bot>]`` (`cardgym.core.binder.load_template`)."""
+
+    def values():
         kernel = game.bot(bot) if bot is not None else game.bots[next(iter(game.bots))]
-        # named like the other shared templates' bindings: a plugin's entries carry its sources' hash
-        tag = binding_tag(game.name, game.package) + ("" if bot is None else "_" + re.sub(r"\W", "_", bot))
-        name = f"cardgym.games.{game.name}._worlds_{tag}"
-        spec = importlib.util.spec_from_file_location(name, _TEMPLATE)
-        mod = importlib.util.module_from_spec(spec)
-        mod.TAG = tag
-        sys.modules[name] = mod
-        spec.loader.exec_module(mod)
-        mod.RESAMPLE, mod.APPLY, mod.LEGAL, mod.BOT = w.resample, game.apply, game.legal, kernel
-        _BOUND[key] = mod
-    return mod
+        return {"RESAMPLE": _world(game).resample, "APPLY": game.apply, "LEGAL": game.legal, "BOT": kernel}
+
+    return load_template(_TEMPLATE, game, "worlds", "" if bot is None else re.sub(r"\W", "_", bot), values)
 
 
 # ---------------------------------------------------------------------------------------------- checks

@@ -4,14 +4,12 @@ the alternatives (`confident_best`), and a bot with another budget (`budget_bot`
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
 
 import numpy as np
 from numba import njit
 
-from ..core.binder import binding_tag
+from ..core.binder import load_template
 from ..core.records import scratch_maker
 from ..core.rng import shuffle
 
@@ -25,34 +23,24 @@ def bind_search(module: str, *, dtype, apply, legal, expert, greedy, resample, v
                 pool: int, z: float, rollouts: int, horizon: int, rollout_bot: str, segment=None,
                 distinct=None, num_keys: int = 0, searches=None):
     """``(search, bot_search)`` of one game: the loop of ``search_loop.py`` loaded as the game's own module
-    (``<game package>._search_loop``, ``module`` being the game's ``search`` module) with the game's parts
-    as its globals (see that file for what each part is). ``search(s, p, mask, rollouts, horizon,
-    player)`` takes a budget; ``bot_search(s, p, mask)`` is the registered bot, with the default budget
+    (``<game package>._search_loop``, ``module`` being the game's ``search`` module; loaded once,
+    `cardgym.core.binder.load_template`, whose ``TAG`` keeps games with one record dtype apart in the
+    kernel cache) with the game's parts as its globals (see that file for what each part is).
+    ``search(s, p, mask, rollouts, horizon, player)`` takes a budget; ``bot_search(s, p, mask)`` is the registered bot, with the default budget
     ``rollouts``, ``horizon``, ``rollout_bot``. ``dtype`` is the game's record dtype (scratch records);
     ``segment`` defaults to "never ends early", ``distinct`` to "every action is its own play",
     ``searches`` to "always search"."""
-    name = f"{module.rpartition('.')[0]}._search_loop"
-    if name in sys.modules:
-        return sys.modules[name].search, sys.modules[name].bot_search
-    rollouts, horizon, rollout_bot = check_budget(rollouts, horizon, rollout_bot)
-    spec = importlib.util.spec_from_file_location(name, _TEMPLATE)
-    mod = importlib.util.module_from_spec(spec)
-    # numba keys a cache entry by file, qualified name and signature only: the game's name in TAG (read
-    # by the template before it defines anything) keeps games with one record dtype apart, and for a game
-    # outside cardgym a hash of its sources keeps an edited game from loading its old rules
     package = module.rpartition(".")[0]
-    mod.TAG = binding_tag(package.rpartition(".")[2], package)
-    sys.modules[name] = mod
-    spec.loader.exec_module(mod)
-    mod.APPLY, mod.LEGAL, mod.EXPERT, mod.GREEDY = apply, legal, expert, greedy
-    mod.SCRATCH = scratch_maker(dtype, 3)
-    mod.SEARCHES = searches if searches is not None else _always
-    mod.DISTINCT = distinct if distinct is not None else _every_action
-    mod.RESAMPLE, mod.VALUE = resample, value
-    mod.SEGMENT = segment if segment is not None else _whole_game
-    mod.NUM_ACTIONS, mod.NUM_KEYS, mod.POOL, mod.Z = int(num_actions), int(num_keys), int(pool), float(z)
-    mod.ROLLOUTS, mod.HORIZON = rollouts, horizon
-    mod.PLAYER = R_EXPERT if rollout_bot == "expert" else R_GREEDY
+    rollouts, horizon, rollout_bot = check_budget(rollouts, horizon, rollout_bot)
+    mod = load_template(_TEMPLATE, package.rpartition(".")[2], "search_loop", package=package,
+                        name=f"{package}._search_loop", values=lambda: {
+        "APPLY": apply, "LEGAL": legal, "EXPERT": expert, "GREEDY": greedy, "SCRATCH": scratch_maker(dtype, 3),
+        "SEARCHES": searches if searches is not None else _always,
+        "DISTINCT": distinct if distinct is not None else _every_action,
+        "RESAMPLE": resample, "VALUE": value, "SEGMENT": segment if segment is not None else _whole_game,
+        "NUM_ACTIONS": int(num_actions), "NUM_KEYS": int(num_keys), "POOL": int(pool), "Z": float(z),
+        "ROLLOUTS": rollouts, "HORIZON": horizon, "PLAYER": R_EXPERT if rollout_bot == "expert" else R_GREEDY,
+    })
     return mod.search, mod.bot_search
 
 

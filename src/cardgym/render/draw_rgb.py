@@ -52,13 +52,6 @@ def _font(size: int):
         return ImageFont.load_default()
 
 
-def _text_size(draw, text, font):
-    if not text:
-        return 0, 0
-    x0, y0, x1, y1 = draw.textbbox((0, 0), text, font=font)
-    return x1 - x0, y1 - y0
-
-
 def _text_center(draw, cx, cy, text, font, fill, stroke=0):
     """Draw ``text`` centred on (cx, cy) (bounding-box based: works with bitmap fonts too)."""
     x0, y0, x1, y1 = draw.textbbox((0, 0), text, font=font, stroke_width=stroke)

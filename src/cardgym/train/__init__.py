@@ -27,10 +27,14 @@ def __getattr__(name):
         from . import config
 
         return getattr(config, name)
-    if name in ("Trainer", "CheckpointError", "OutputError"):
+    if name == "Trainer":
         from . import ppo
 
-        return getattr(ppo, name)
+        return ppo.Trainer
+    if name in ("CheckpointError", "OutputError"):
+        from . import checkpoints
+
+        return getattr(checkpoints, name)
     if name in ("build_parser", "config_from_args"):
         from . import cli
 

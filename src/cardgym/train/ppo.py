@@ -31,7 +31,6 @@ import io
 import json
 import math
 import os
-import shutil  # noqa: F401  (tests patch ppo.shutil / ppo.os / ppo.np: the modules the checkpoints use)
 import time
 from pathlib import Path
 
@@ -41,13 +40,10 @@ import numpy as np
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 from ..agents import PolicyNet, TorchPolicy, mask_logits, save_policy  # noqa: E402
-from .checkpoints import (  # noqa: E402,F401  (re-exported: the names of cardgym.train.ppo before the split)
-    CHECKPOINT_DIR, CHECKPOINT_ENV, CHECKPOINT_FORMAT, CHECKPOINT_MANIFEST, CheckpointError, CheckpointMixin,
-    OutputError, _write_text, _writing,
-)
-from .config import Config, parse_spec  # noqa: E402,F401
+from .checkpoints import CheckpointMixin, _write_text, _writing  # noqa: E402
+from .config import Config, parse_spec  # noqa: E402
 from .evaluate import duplicate_eval  # noqa: E402
-from .progress import NON_TTY_EVERY_S, Progress, status  # noqa: E402,F401
+from .progress import Progress, status  # noqa: E402
 from .rollout import RolloutMixin  # noqa: E402
 
 

@@ -136,7 +136,7 @@ class RLlibVectorEnv(VectorEnv):
             )
         n = int(num_envs)
         sizes = [n // len(opponents) + (k < n % len(opponents)) for k in range(len(opponents))]
-        gym_id = cardgym.GAMES[game][1]
+        gym_id = cardgym.GAMES[game].gym_id
         #: the `PolicySlot` of every ``"self"`` opponent, in block order
         self.policy_slots = []
         for k, opp in enumerate(opponents):
