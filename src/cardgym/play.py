@@ -156,10 +156,13 @@ def _ask(prompt, inp, out):
     return line.strip()
 
 
-def play_terminal(game, vs="greedy", num_players=2, seat=0, seed=None, inp=None, out=None, record=None, **options):
+def play_terminal(game, vs=None, num_players=2, seat=0, seed=None, inp=None, out=None, record=None, **options):
     """Run one interactive episode. ``inp``/``out`` default to the terminal; ``record``: a file to write
-    the game record to (`cardgym.game_records`), also when the game is left before its end."""
+    the game record to (`cardgym.game_records`), also when the game is left before its end. ``vs``
+    defaults to the game's `cardgym.core.game.GameSpec.default_bot` (greedy when it has one)."""
     import cardgym
+
+    vs = game.default_bot if vs is None else vs
 
     inp = inp or sys.stdin
     out = out or sys.stdout
