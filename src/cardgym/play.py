@@ -198,6 +198,8 @@ def play_terminal(game, vs=None, num_players=2, seat=0, seed=None, inp=None, out
         return in_context(env.record, env.rules, a) if in_context is not None else env.action_to_str(a)
 
     def table():
+        if game.scene is None:  # a game without a scene (optional): its own text of the table
+            return game.render_ansi(env.record, env.rules)
         return render.ansi(game, env.record, env.rules, viewer=seat, color=out.isatty() and "NO_COLOR" not in os.environ)
 
     def show(moves=None, page=0) -> int:

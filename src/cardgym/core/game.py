@@ -184,7 +184,7 @@ OPTIONAL_DEFAULTS = {
     "scene.scene": "no picture: rgb_array, the web table and seat views raise ValueError naming the game; "
                    "check_game skips the view checks (the ansi and human render modes use render_ansi)",
     "scene.PALETTE": "None (a scene.py that defines scene must define PALETTE)",
-    "scene.action_refs": "None: the web table moves no card on a click, it offers the action by its text",
+    "scene.action_refs": "None: no move has refs, and the web table offers the moves as buttons (their text)",
     "invariants.check_state": "no game invariants: validate_record (and so load_state_dict, the checked "
                               "sample_world and the web table's saved games) raises NotImplementedError "
                               "naming the game, since compiled code would read an unchecked record",
