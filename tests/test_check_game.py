@@ -74,3 +74,29 @@ def test_golden_files_are_written_then_held(tmp_path):
     path.write_text("\n".join(lines) + "\n")
     with pytest.raises(GameCheckError, match="differs at line 4"):
         check_game(name, [{}], checks=["golden"], golden_dir=tmp_path)
+
+
+def test_run_check_is_a_pytest_skip_when_the_check_skips_everywhere():
+    """A game's own tests (``cardgym new-game``'s) call `run_check`: a check of an ability the game does not
+    offer is reported as a pytest skip with the reason, one that skips on some configurations only passes."""
+    from cardgym.testing import run_check
+
+    name = GAME_NAMES[0]
+    configs = [{}, {"num_players": cardgym.get_game(name).max_players}]
+
+    def never(ctx):
+        raise Skip("probe ability (the game has no probe)")
+
+    def sometimes(ctx):
+        if ctx.options:
+            raise Skip("only the defaults")
+
+    register("probe_never", never)
+    register("probe_sometimes", sometimes)
+    try:
+        with pytest.raises(pytest.skip.Exception, match=r"probe_never: probe ability \(the game has no probe\)"):
+            run_check(name, "probe_never", configs=configs)
+        report = run_check(name, "probe_sometimes", configs=configs)
+        assert sorted(report.values()) == ["passed", "skipped: only the defaults"]
+    finally:
+        del CHECKS["probe_never"], CHECKS["probe_sometimes"]

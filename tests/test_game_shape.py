@@ -1,5 +1,6 @@
-"""Every game folder has the fixed shape of docs/api.md ("Adding a game"), and `GameSpec.from_package`
-says clearly what a folder lacks."""
+"""Every game folder follows the game contract of docs/api.md ("The game contract"): the required
+exports, the optional abilities and their defaults, the contract version; `GameSpec.from_package` says
+clearly what a folder lacks, and what a game does not offer fails clearly at the call."""
 
 from __future__ import annotations
 
@@ -15,20 +16,25 @@ from pathlib import Path
 import pytest
 
 import cardgym
+from cardgym.core import worlds
 from cardgym.core.game import (
+    CONTRACT_VERSION,
+    CONTRACT_VERSIONS,
     EXPORTS,
+    OPTIONAL_DEFAULTS,
     OPTIONAL_EXPORTS,
     UTILITIES,
     DictEncoder,
     FlatEncoder,
     GameSpec,
     Standing,
+    bot_random,
 )
 from cardgym.core.rules import Rules
 from cardgym.render.scene import Palette
 
-#: module -> the names it exports (docs/api.md, "Adding a game"): the one table of cardgym.core.game
-SHAPE = {**EXPORTS, **OPTIONAL_EXPORTS}
+#: module -> every name it may export (docs/api.md, "The game contract"): the two tables of cardgym.core.game
+SHAPE = {m: EXPORTS.get(m, ()) + OPTIONAL_EXPORTS.get(m, ()) for m in {**EXPORTS, **OPTIONAL_EXPORTS}}
 FILES = {f"{m}.py" for m in SHAPE} | {"__init__.py"}
 #: the one extra file a game outside ``cardgym.games`` (a test game) may have: its plain-Python legality,
 #: read by the property tests (docs/api.md, "Adding a game")
@@ -45,21 +51,21 @@ def test_game_folder_has_the_fixed_shape(name):
     game = cardgym.get_game(name)
     package = _package(game)
     folder = Path(importlib.import_module(package).__file__).parent
-    files = {p.name for p in folder.glob("*.py")}
+    files = {p.name for p in folder.glob("*.py") if not p.name.startswith("_") or p.name == "__init__.py"}
     need = {f"{m}.py" for m in EXPORTS} | {"__init__.py"}
     allowed = FILES if package.startswith("cardgym.games.") else FILES | TEST_GAME_EXTRA
     assert need <= files <= allowed, f"{folder}: extra {sorted(files - allowed)}, missing {sorted(need - files)}"
 
     mods = {m: importlib.import_module(f"{package}.{m}") for m in SHAPE if f"{m}.py" in files}
-    for m, names in SHAPE.items():
-        for n in names if m in mods else ():
+    for m, names in EXPORTS.items():
+        for n in names:
             assert hasattr(mods[m], n), f"{package}.{m} must export {n}"
 
     # what the names are
     assert issubclass(mods["rules"].RULES, Rules)
     enc = mods["observe"].ENCODERS
     assert list(enc)[0] == "vector" and all(isinstance(e, (FlatEncoder, DictEncoder)) for e in enc.values())
-    assert list(mods["bots"].BOTS)[:2] == ["random", "greedy"]
+    assert list(mods["bots"].BOTS)[:1] == ["greedy"] or game.contract == 1  # after the core's random
     for m in ("expert", "search"):
         assert m not in mods or list(mods[m].BOTS) == [m]
     assert isinstance(mods["scene"].PALETTE, Palette) and mods["scene"].PALETTE.name == name
@@ -77,13 +83,16 @@ def test_game_folder_has_the_fixed_shape(name):
     assert game.rules_cls is mods["rules"].RULES and game.state_dtype == mods["rules"].STATE_DTYPE
     assert game.reset is mods["kernels"].reset and game.state_vector is mods["kernels"].state_vector
     assert game.encoders == dict(enc) and game.state_size is mods["observe"].state_size
-    assert game.resample_hidden is mods["observe"].resample_hidden and game.world is mods["observe"].WORLD
-    assert game.describe_action is mods["text"].describe_action and game.result is mods["text"].result
+    assert game.world is mods["observe"].WORLD
+    assert game.contract == 1 or not hasattr(mods["observe"], "resample_hidden")  # gone in contract 2
+    assert game.describe_action is getattr(mods["text"], "describe_action", None) and game.result is mods["text"].result
     assert game.scene is mods["scene"].scene and game.palette is mods["scene"].PALETTE
+    assert game.action_refs is getattr(mods["scene"], "action_refs", None)
     assert game.check_state is mods["invariants"].check_state and game.cards_of is mods["invariants"].cards_of
     bots = {k: v for m in ("bots", "expert", "search") if m in mods for k, v in mods[m].BOTS.items()}
+    bots = bots if "random" in bots else {"random": bot_random, **bots}  # a game's own random stays first
     assert list(game.bots) == list(bots) and all(game.bots[k] is bots[k] for k in bots)
-    assert list(game.bots)[:2] == ["random", "greedy"]
+    assert list(game.bots)[:2] == ["random", "greedy"] and game.default_bot == "greedy"
     assert game.utility in UTILITIES and (game.standing is None or isinstance(game.standing, Standing))
     assert len(inspect.signature(game.describe_action).parameters) == 3  # (record, rules, action)
 
@@ -146,7 +155,7 @@ def test_from_package_passes_meta_to_the_typed_fields(tmp_path, monkeypatch, cle
     assert spec.test_configs == ({}, {"num_players": 3}) and spec.train_preset == {"lr": 1e-3}
 
 
-MISSING = [(m, n) for m, names in SHAPE.items() for n in names]
+MISSING = [(m, n) for m, names in EXPORTS.items() for n in names]
 
 
 @pytest.mark.parametrize("module,name", MISSING, ids=[f"{m}.{n}" for m, n in MISSING])
@@ -156,7 +165,7 @@ def test_from_package_names_the_missing_name(tmp_path, monkeypatch, clean_module
         GameSpec.from_package(pkg, title="Probe", gym_name="Probe")
 
 
-@pytest.mark.parametrize("module", ["rules", "kernels", "observe", "text", "scene", "bots", "invariants"])
+@pytest.mark.parametrize("module", list(EXPORTS))
 def test_from_package_names_a_missing_module(tmp_path, monkeypatch, clean_modules, module):
     pkg = _folder(tmp_path, monkeypatch, missing_module=module)
     with pytest.raises(TypeError, match=rf"game folder {pkg}: has no {module}\.py \(it must define "
@@ -169,6 +178,68 @@ def test_expert_and_search_are_optional(tmp_path, monkeypatch, clean_modules, mo
     pkg = _folder(tmp_path, monkeypatch, missing_module=module)
     spec = GameSpec.from_package(pkg, title="Probe", gym_name="Probe")
     assert module not in spec.bots and {"random", "greedy"} <= set(spec.bots)
+
+
+OPTIONAL = [(m, n) for m, names in OPTIONAL_EXPORTS.items() for n in names if n != "BOTS" and n != "PALETTE"]
+FIELD = {"WORLD": "world", "PALETTE": "palette"}
+
+
+def test_every_optional_export_has_a_documented_default():
+    assert set(OPTIONAL_DEFAULTS) == {f"{m}.{n}" for m, names in OPTIONAL_EXPORTS.items() for n in names}
+    assert sorted(CONTRACT_VERSIONS) == list(range(1, CONTRACT_VERSION + 1))
+
+
+@pytest.mark.parametrize("module,name", OPTIONAL, ids=[f"{m}.{n}" for m, n in OPTIONAL])
+def test_an_optional_name_left_out_takes_its_default(tmp_path, monkeypatch, clean_modules, module, name):
+    pkg = _folder(tmp_path, monkeypatch, drop=(module, name))
+    spec = GameSpec.from_package(pkg, title="Probe", gym_name="Probe", contract=2)
+    assert getattr(spec, FIELD.get(name, name)) is None
+
+
+@pytest.mark.parametrize("module", sorted(set(OPTIONAL_EXPORTS) - set(EXPORTS)))
+def test_an_optional_module_left_out_takes_its_defaults(tmp_path, monkeypatch, clean_modules, module):
+    pkg = _folder(tmp_path, monkeypatch, missing_module=module)
+    spec = GameSpec.from_package(pkg, title="Probe", gym_name="Probe")
+    for name in OPTIONAL_EXPORTS[module]:
+        if name != "BOTS":
+            assert getattr(spec, FIELD.get(name, name)) is None, name
+    assert list(spec.bots)[0] == "random"
+
+
+def test_a_game_without_world_or_bots_loads_and_says_what_it_lacks(tmp_path, monkeypatch, clean_modules):
+    """Only the required names: no WORLD, no scene, no invariants, no greedy/expert/search bot. The game
+    loads with the core's random bot; what needs the missing abilities fails clearly at the call."""
+    pkg = _folder(tmp_path, monkeypatch, drop=("observe", "WORLD"))
+    for module in ("bots", "expert", "search", "scene", "invariants"):
+        (tmp_path / pkg / f"{module}.py").unlink()
+    spec = GameSpec.from_package(pkg, title="Probe", gym_name="Probe", contract=2)
+    assert list(spec.bots) == ["random"] and spec.bots["random"] is bot_random
+    assert spec.default_bot == "random" and spec.world is None and spec.scene is None
+    rules = spec.make_rules()
+    rec = spec.new_states(1)
+    with pytest.raises(NotImplementedError, match=rf"sampling worlds is not available for {pkg}: .*no WORLD"):
+        worlds.sample_world(spec, rules, rec[0], 0, 1)
+    with pytest.raises(NotImplementedError, match=rf"sampling worlds is not available for {pkg}"):
+        worlds.sample_worlds(spec, rules, rec[0], 0, 1, 3)
+    with pytest.raises(ValueError, match=r"unknown bot 'search' .*not available for this game: it declares no WORLD"):
+        spec.bot("search")
+    with pytest.raises(ValueError, match=r"unknown bot 'greedy' .*offers no 'greedy' bot"):
+        spec.bot("greedy")
+    with pytest.raises(NotImplementedError, match=rf"loading or checking a state is not available for {pkg}"):
+        spec.validate_record(rec[0], rules)
+
+
+@pytest.mark.parametrize("contract", [0, CONTRACT_VERSION + 1, "2", True])
+def test_a_contract_version_out_of_range_is_refused(tmp_path, monkeypatch, clean_modules, contract):
+    pkg = _folder(tmp_path, monkeypatch)
+    with pytest.raises(TypeError, match=rf"game folder {pkg}: __init__\.py declares contract={contract!r}, but "
+                                        rf"this cardgym implements contract versions 1 to {CONTRACT_VERSION}"):
+        GameSpec.from_package(pkg, title="Probe", gym_name="Probe", contract=contract)
+
+
+def test_a_game_stating_no_contract_was_written_for_version_1(tmp_path, monkeypatch, clean_modules):
+    pkg = _folder(tmp_path, monkeypatch)
+    assert GameSpec.from_package(pkg, title="Probe", gym_name="Probe").contract == 1
 
 
 # ------------------------------------------------------------------------------- the declared contract
@@ -190,9 +261,12 @@ CONTRACT_BREAKS = [
     ({"rules": "import numpy as np\nSTATE_DTYPE = np.dtype([('x', np.int8)])\n"}, {},
      r"rules\.py STATE_DTYPE must be built by cardgym\.core\.game\.state_dtype"),
     ({"observe": "ENCODERS = dict(reversed(list(ENCODERS.items())))\n"}, {}, r"observe\.py ENCODERS must be a dict"),
-    ({"bots": "BOTS = {'greedy': BOTS['greedy'], 'random': BOTS['random']}\n"}, {},
-     r"bots\.py BOTS must start with random, greedy"),
-    ({"bots": "BOTS = dict(BOTS, extra=BOTS['random'])\n"}, {}, r"bots\.py the game has 5 bots .*at most 4"),
+    ({"bots": "from cardgym.core.game import bot_random\nBOTS = {'greedy': BOTS['greedy'], 'random': bot_random}\n"},
+     {}, r"bots\.py BOTS may start with the game's own random bot, but random must come first"),
+    ({"bots": "BOTS = dict(BOTS, extra=BOTS['greedy'])\n"}, {}, r"bots\.py the game has 5 bots .*at most 4"),
+    ({"bots": "BOTS = None\n"}, {}, r"bots\.py must define BOTS"),
+    ({"observe": "WORLD = 3\n"}, {}, r"observe\.py WORLD must be a cardgym\.kit\.Hidden"),
+    ({"scene": "PALETTE = None\n"}, {}, r"scene\.py must define PALETTE"),
     ({"text": "result = 3\n"}, {}, r"text\.py result must be a function"),
     ({}, {"utility": "solo"}, r"__init__\.py utility='solo' is not one of"),
     ({}, {"standing": "totals"}, r"__init__\.py standing= must be None or a Standing"),
@@ -223,12 +297,19 @@ def test_outcome_reads_the_utility():
 
 
 def test_the_docs_table_is_the_export_table():
+    """docs/api.md's contract table: per module, its required names, then its optional ones."""
     text = (Path(__file__).resolve().parents[1] / "docs" / "api.md").read_text()
-    for module, names in SHAPE.items():
+
+    def names(cell):
+        return [n.strip(" `") for n in cell.split(",") if n.strip(" `-—")]
+
+    for module in SHAPE:
         row = next((line for line in text.splitlines() if line.startswith(f"| `{module}.py` |")), None)
         assert row is not None, f"docs/api.md's table has no row for {module}.py"
-        cell = row.split("|")[2]
-        assert [n.strip(" `") for n in cell.split(",")] == list(names), (module, cell)
+        cells = row.split("|")
+        assert names(cells[2]) == list(EXPORTS.get(module, ())), (module, cells[2])
+        assert names(cells[3]) == list(OPTIONAL_EXPORTS.get(module, ())), (module, cells[3])
+    assert f"version {CONTRACT_VERSION}" in text.lower()
 
 
 GAME_WORDS = re.compile(r"skyjo|skip-?bo|junior|crazy|blackjack", re.I)

@@ -55,3 +55,21 @@ def test_an_existing_folder_is_never_overwritten(tmp_path):
     with pytest.raises(SystemExit, match="cardgym new-game: .*not an empty folder"):
         main(["new-game", "tricks", "--dir", str(tmp_path)])
     assert (tmp_path / "keep.txt").read_text() == "mine"
+
+
+def test_the_template_size_in_the_docs_is_measured():
+    """docs/api.md states the template's size as `measure_template` gives it, and it is at most two thirds
+    of what it was before contract 2 (9 files, 357 code lines, 23 required exports), in lines and exports."""
+    import re
+
+    from cardgym.kit.new_game import code_lines, measure_template
+
+    now = measure_template()
+    text = (ROOT / "docs" / "api.md").read_text()
+    row = next(line for line in text.splitlines() if line.startswith("| now (contract 2) |"))
+    assert [int(x) for x in re.findall(r"\| (\d+) ", row + " ")] == [now["files"], now["code_lines"],
+                                                                      now["required_exports"]]
+    assert "| 9 | 357 | 23 |" in text
+    assert now["code_lines"] <= 357 * 2 / 3 and now["required_exports"] <= 23 * 2 / 3
+    # the counting: no blank line, comment or docstring
+    assert code_lines('"""doc\n\nmore"""\n\n# note\nx = 1  # one\n\ndef f():\n    """doc"""\n    return (x,\n            2)\n') == 4

@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 import reference
 from cardgym.testing import random_walk
 from conftest import CONFIGS, module_of
+from redeal import redeal
 
 SETTINGS = settings(max_examples=6, deadline=None, suppress_health_check=list(HealthCheck))
 configs = st.sampled_from(CONFIGS)
@@ -83,7 +84,7 @@ def test_no_hidden_information_leaks(cfg, seed):
             agent = r.possible_agents[seat]
             before = r.observe(agent)["observation"]
             before_dict = dict_encode(dict_raw, r.record, seat) if dict_raw is not None else {}
-            other = game.resample_hidden(r.record.copy(), r.rules, seat, rng)
+            other = redeal(game, r.rules, r.record.copy(), seat, rng)
             saved = r._states.copy()
             r._states[0] = other
             after = r.observe(agent)["observation"]

@@ -20,6 +20,7 @@ from cardgym.render.draw_text import ansi as draw_ansi  # noqa: E402
 from cardgym.render.scene import BANDS, BACK, VALUE, WILD, Card, Palette, Pile, Region, Scene  # noqa: E402
 
 from conftest import GAME_NAMES  # noqa: E402
+from redeal import redeal  # noqa: E402
 
 MODULES = {name: cardgym.GAMES[name].module for name in GAME_NAMES}
 
@@ -151,7 +152,7 @@ def test_pictures_do_not_depend_on_hidden_cards(name, options):
     r, rules = env.record, env.rules
     rng = np.random.default_rng(0)
     for seat in {0, int(r["current"])}:
-        other = game.resample_hidden(r, rules, seat, rng)
+        other = redeal(game, rules, r, seat, rng)
         for viewer in (None, seat):
             a = render.rgb_array(game, r, rules, viewer=viewer)
             b = render.rgb_array(game, other, rules, viewer=viewer)

@@ -17,6 +17,7 @@ import pytest
 
 import cardgym
 from cardgym.cli import main
+from redeal import redeal
 
 GAMES = ["skyjo", "skipbo", "skipbo_junior", "crazy_eights"]
 # short episodes keep the test fast
@@ -70,8 +71,12 @@ def test_search_plays_legal_actions_to_the_end(name):
 @pytest.mark.parametrize("name", GAMES)
 def test_search_never_reads_hidden_cards(name):
     """Two records that differ only in cards the seat cannot see (re-dealt by the game's own
-    ``resample_hidden``) get the same decision from the same ``bot_rng``."""
-    resample = cardgym.get_game(name).resample_hidden
+    ``WORLD``, through sample_world) get the same decision from the same ``bot_rng``."""
+    game_ = cardgym.get_game(name)
+
+    def resample(record, rules, seat, rng):
+        return redeal(game_, rules, record, seat, rng)
+
     np_rng = np.random.default_rng(0)
     checked = differed = 0
     for seed in range(6):

@@ -35,7 +35,7 @@ ROLLOUTS = 16  # worlds compared per decision and arm
 
 def _has_search(name) -> bool:
     game = cardgym.get_game(name)
-    pkg = game.resample_hidden.__module__.rpartition(".")[0]
+    pkg = game.package
     return "search" in game.bots and importlib.util.find_spec(f"{pkg}.search") is not None
 
 

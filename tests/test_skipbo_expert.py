@@ -12,6 +12,7 @@ from skipbo_helpers import Table, W, hand, make_deck, pstock, stock
 from cardgym.eval import match as eval_match
 from cardgym.games.skipbo import GAME
 from cardgym.games.skipbo.rules import S_HAND_WILD
+from redeal import redeal
 
 
 def expert(t):
@@ -71,7 +72,11 @@ def test_expert_ignores_hidden_cards(opts):
     """Re-dealing what the seat cannot see (other hands, stocks under their tops, the draw pile) never
     changes its choice."""
     rng = np.random.default_rng(0)
-    resample = GAME.resample_hidden
+    game_ = GAME
+
+    def resample(record, rules, seat, rng):
+        return redeal(game_, rules, record, seat, rng)
+
     t = Table(seed=3, stock_size=10, **opts)
     steps = 0
     while not t.s.status and steps < 400:

@@ -9,6 +9,7 @@ import pytest
 from cardgym.eval import match as eval_match
 from cardgym.games.skipbo_junior import GAME
 
+from redeal import redeal
 from test_skipbo_junior_rules import Game as RulesGame
 from test_skipbo_junior_rules import make_deck  # noqa: F401  (the stacked-deck builder of the rules tests)
 
@@ -64,7 +65,11 @@ def test_expert_deterministic_and_uses_no_randomness():
 def test_expert_ignores_hidden_cards():
     """Dealing the hidden cards (stocks under their tops, draw pile) again never changes its choice."""
     rng = np.random.default_rng(0)
-    resample = GAME.resample_hidden
+    game_ = GAME
+
+    def resample(record, rules, seat, rng):
+        return redeal(game_, rules, record, seat, rng)
+
     for opts in ({"num_players": 2}, {"num_players": 4, "must_play": False}):
         g = Game(seed=3, **opts)
         while not g.s.status:

@@ -16,6 +16,7 @@ from cardgym.games.skipbo_junior.rules import JuniorRules
 from cardgym.games.skipbo_junior.text import action_to_str
 from cardgym.eval import match as eval_match
 from cardgym.games.skipbo_junior.rules import FULL_DECK
+from redeal import redeal
 
 W = 0
 END = 16
@@ -466,7 +467,7 @@ def test_dict_and_state_and_render():
     assert "build piles" in text and "##" in text and "player_3" in text
 
 
-def test_no_leak_resample_hidden():
+def test_no_leak_redeal():
     rng = np.random.default_rng(0)
     for seed in range(6):
         g = Game(seed=seed, num_players=2 + seed % 3, must_play=bool(seed % 2))
@@ -474,7 +475,7 @@ def test_no_leak_resample_hidden():
             if g.s.status:
                 break
             g.step(g.legal()[rng.integers(len(g.legal()))])
-        r2 = GAME.resample_hidden(g.s, g.rules, 0, rng).view(np.recarray)
+        r2 = redeal(GAME, g.rules, g.s, 0, rng)
         assert sorted(GAME.cards_of(r2, g.rules).tolist()) == sorted(FULL_DECK.tolist())
         enc = GAME.encoders["vector"]
         for seat in range(g.s.num_players):

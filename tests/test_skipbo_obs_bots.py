@@ -13,6 +13,7 @@ from skipbo_helpers import Table, W, discard, hand, make_deck
 
 from cardgym.games.skipbo import GAME
 from cardgym.eval import match
+from redeal import redeal
 
 VARIANTS = [
     dict(),
@@ -88,7 +89,7 @@ def test_no_leak_of_hidden_cards(opts):
 
     def check(t):
         for seat in range(t.rules.num_players):
-            new = GAME.resample_hidden(t.s, t.rules, seat, rng)
+            new = redeal(GAME, t.rules, t.s, seat, rng)
             enc.kernel(t.s, t.p, seat, a)
             st2 = np.zeros(1, GAME.state_dtype).view(np.recarray)
             st2[0] = new

@@ -9,6 +9,7 @@ import pytest
 
 from cardgym.eval import match
 from cardgym.games.skyjo import GAME
+from redeal import redeal
 
 compiled_only = pytest.mark.skipif(
     os.environ.get("NUMBA_DISABLE_JIT") == "1", reason="too slow as plain Python"
@@ -51,7 +52,7 @@ def test_expert_is_legal_and_never_reads_hidden_cards(options):
         while r.status == 0 and steps < 600:
             GAME.legal(r, p, mask)
             other = np.zeros(1, GAME.state_dtype).view(np.recarray)
-            other[0] = GAME.resample_hidden(r, rules, int(r.current), np_rng)
+            other[0] = redeal(GAME, rules, r, int(r.current), np_rng)
             a = int(EXPERT(r, p, mask))
             assert mask[a] == 1, (options, seed, steps, a)
             assert int(EXPERT(other[0], p, mask)) == a, (options, seed, steps)

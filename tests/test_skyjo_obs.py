@@ -12,6 +12,7 @@ from cardgym.games.skyjo import GAME
 from cardgym.eval import match
 from cardgym.games.skyjo.rules import DECK_COUNTS, HIDDEN, PH_DRAWN
 from cardgym.games.skyjo.observe import D_HIDDEN, D_NONE, D_REMOVED
+from redeal import redeal
 
 VEC = GAME.encoders["vector"]
 compiled_only = pytest.mark.skipif(
@@ -127,7 +128,7 @@ def test_render_shows_only_public_cards():
     assert "held card: 11" in GAME.render_ansi(g.r, g.rules)
 
 
-def test_resample_hidden_keeps_every_observation():
+def test_a_redeal_keeps_every_observation():
     rng = np.random.default_rng(0)
     g = Game(seed=4, num_players=3, setup_reveal="random")
     for _ in range(15):
@@ -135,7 +136,7 @@ def test_resample_hidden_keeps_every_observation():
         g.step(int(GAME.bots["greedy"](g.r, g.p, g.mask)))
     changed = False
     for seat in range(3):
-        other = GAME.resample_hidden(g.r, g.rules, seat, rng)
+        other = redeal(GAME, g.rules, g.r, seat, rng)
         assert sorted(GAME.cards_of(other, g.rules).tolist()) == sorted(GAME.cards_of(g.r, g.rules).tolist())
         for s2 in range(3):
             o2 = np.zeros(VEC.size(g.rules), np.float32)
@@ -157,7 +158,7 @@ def test_greedy_never_plays_illegal_and_never_reads_hidden_cards():
             g.legal()
             # the same public state with re-dealt hidden cards (and the same bot_rng) gets the same decision
             other = np.zeros(1, GAME.state_dtype).view(np.recarray)
-            other[0] = GAME.resample_hidden(g.r, g.rules, int(g.r.current), np.random.default_rng(steps))
+            other[0] = redeal(GAME, g.rules, g.r, int(g.r.current), np.random.default_rng(steps))
             a = int(GAME.bots["greedy"](g.r, g.p, g.mask))
             assert g.mask[a] == 1
             assert int(GAME.bots["greedy"](other[0], g.p, g.mask)) == a

@@ -27,6 +27,7 @@ from cardgym.game_records import GameRecorder, parse_record, read_record, replay
 from cardgym.render.view import view
 
 from conftest import CONFIGS, config_id
+from redeal import redeal
 
 JUNIOR = "skipbo_junior"
 
@@ -89,8 +90,8 @@ def test_prompt_is_the_same_when_hidden_cards_are_redealt(cfg):
     `view(seat)` check), listing the legal moves or not."""
     name, options = cfg
     game = cardgym.get_game(name)
-    if game.resample_hidden is None or game.scene is None:
-        pytest.skip(f"{name} has no resample_hidden/scene (no view check either)")
+    if game.world is None or game.scene is None:
+        pytest.skip(f"{name} has no WORLD/scene (no view check either)")
     env = importlib.import_module(cardgym.GAMES[name].module).raw_env(**options)
     players = [TextPlayer(game, env.rules, lambda p: "0", list_moves=lm) for lm in (True, False)]
     rng = np.random.default_rng(0)
@@ -105,7 +106,7 @@ def test_prompt_is_the_same_when_hidden_cards_are_redealt(cfg):
                 rec, n = env.record, env.num_players
                 for k in range(n):
                     mask = env.action_mask() if k == int(rec["current"]) else None
-                    other = game.resample_hidden(rec, env.rules, k, rng)
+                    other = redeal(game, env.rules, rec, k, rng)
                     other = other[0] if isinstance(other, np.ndarray) and other.shape == (1,) else other
                     for p in players:
                         a = p.prompt(view(game, rec, env.rules, k, mask), moves)

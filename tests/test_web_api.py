@@ -22,6 +22,7 @@ from cardgym.game_records import parse_record, play_recorded, replay_states  # n
 from cardgym.render.view import dumps, view  # noqa: E402
 from cardgym.web.app import create_app  # noqa: E402
 from cardgym.web.tables import Tables  # noqa: E402
+from redeal import redeal  # noqa: E402
 
 
 def client(**kw):
@@ -76,7 +77,7 @@ def _same_view_after_redeal(t, seat, got):
     env = t.env
     game, rules, rec = env.game, env.rules, env.record
     assert dumps(got) == dumps(json.loads(json.dumps(view(game, rec, rules, seat))))
-    other = game.resample_hidden(rec, rules, seat if seat is not None else 0, np.random.default_rng(len(t.log)))
+    other = redeal(game, rules, rec, seat if seat is not None else 0, np.random.default_rng(len(t.log)))
     assert dumps(got) == dumps(view(game, other, rules, seat))
 
 

@@ -149,7 +149,7 @@ def test_vector_sample_worlds_is_one_sample_world_per_env(name):
 
 
 def _search_module(name):
-    pkg = cardgym.get_game(name).resample_hidden.__module__.rpartition(".")[0]
+    pkg = cardgym.get_game(name).package
     if importlib.util.find_spec(f"{pkg}.search") is None:
         pytest.skip(f"{name} has no search bot (search.py is optional)")
     return importlib.import_module(f"{pkg}.search")
@@ -202,16 +202,14 @@ def test_play_out_and_bot_actions(name):
 @pytest.mark.parametrize("name", ["skyjo", "skipbo"])
 def test_no_world_carries_scratch_that_held_hidden_cards(name):
     """Skyjo's ``buf`` holds the round's deal order and Skip-Bo's bot scratch the hand a bot last planned
-    for: a world (and the numpy twin ``resample_hidden``) clears them."""
+    for: a world clears them."""
     env = _env(name, 2, 12)
-    game = env.game
     fields = {"skyjo": ("buf",), "skipbo": ("_bot_pos", "_bot_hand", "_bot_need")}[name]
     env.bot_action("greedy")  # a bot plans in the record's scratch (Skip-Bo's greedy)
     w = env.sample_world(0, 3).record
-    other = game.resample_hidden(env.record, env.rules, 0, np.random.default_rng(0))
     assert any(np.asarray(env.record[f]).any() for f in fields)  # the real game has something there
     for f in fields:
-        assert not np.asarray(w[f]).any() and not np.asarray(other[f]).any()
+        assert not np.asarray(w[f]).any()
 
 
 def test_apply_actions():
@@ -224,3 +222,66 @@ def test_apply_actions():
     worlds.apply_actions(game, env.rules, recs, acts)
     assert worlds.legal_masks(game, env.rules, recs).shape == (2, game.num_actions)
     assert int(recs[0]["turn"]) - before <= 1  # one action each, nothing played on
+
+
+# ------------------------------------------------------------------ rules that constrain the hidden cards
+# A toy constraint on Crazy Eights (the test game): the draw pile's top card is never an eight. A correct
+# sampler then deals uniformly among the deals that keep it (here: the game's worlds, rejected until one
+# does); the unconstrained frequency check rejects it, the check of ``WORLD.possible`` accepts it.
+EIGHT = 1  # crazy eights' rank index of the eights (card code & 7)
+
+
+def _no_eight_on_top(t, rules) -> bool:
+    n = int(t["draw_len"])
+    return n == 0 or (int(t["draw"][n - 1]) & 7) != EIGHT
+
+
+def _rejecting(game, rules, record, seat, seed, count):
+    """Uniform among the possible worlds: the game's own worlds, those with an eight on top dropped."""
+    kept, k = [], 0
+    while sum(len(x) for x in kept) < count:
+        batch = worlds.sample_worlds(game, rules, record, seat, (int(seed) * 7919 + k) % 2**63, 2 * count, check=False)
+        kept.append(batch[[_no_eight_on_top(w, rules) for w in batch]])
+        k += 1
+    return np.concatenate(kept)[:count]
+
+
+def _rejecting_biased(game, rules, record, seat, seed, count):
+    """Keeps the constraint but not uniform: the draw pile's bottom card is the lowest below its top."""
+    out = _rejecting(game, rules, record, seat, seed, count)
+    for w in out:
+        n = int(w["draw_len"])
+        if n > 2:
+            i = int(np.argmin(w["draw"][: n - 1]))
+            w["draw"][0], w["draw"][i] = w["draw"][i], w["draw"][0]
+    return out
+
+
+def _constrained(possible):
+    import dataclasses
+
+    game = cardgym.get_game("crazy_eights")
+    return dataclasses.replace(game, world=dataclasses.replace(game.world, possible=possible))
+
+
+@pytest.mark.skipif("crazy_eights" not in GAME_NAMES, reason="the test game is not registered")
+def test_a_correct_constrained_sampler_passes_once_the_game_states_its_constraint():
+    with pytest.raises(AssertionError, match="frequencies"):  # the unconstrained check: a false alarm
+        worlds.check_sample_world(_constrained(None), {}, states=3, samples=500, seed=1, sampler=_rejecting)
+    done = worlds.check_sample_world(_constrained(_no_eight_on_top), {}, states=3, samples=500, seed=1,
+                                     sampler=_rejecting)
+    assert done["tests"] > 0 and done["min_p"] > 0
+
+
+@pytest.mark.skipif("crazy_eights" not in GAME_NAMES, reason="the test game is not registered")
+def test_a_biased_constrained_sampler_still_fails():
+    with pytest.raises(AssertionError, match="frequencies"):
+        worlds.check_sample_world(_constrained(_no_eight_on_top), {}, states=3, samples=500, seed=1,
+                                  sampler=_rejecting_biased)
+
+
+def test_two_sample_chi2_of_equal_and_different_counts():
+    same = worlds._chi2_two(np.array([100, 200, 300, 2, 1]), np.array([200, 400, 600, 4, 2]))
+    assert same[0] < 1e-9 and same[1] == 3  # the two categories expecting under 5 pooled into one
+    far = worlds._chi2_two(np.array([300, 0, 300]), np.array([100, 400, 100]))
+    assert far[0] > 100 and far[1] == 2

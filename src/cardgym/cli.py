@@ -81,6 +81,8 @@ def check_play(args, extra):
     game = _game(args.game)
     args.options = _options(args, game, extra)
     check_seat(args.parser, args.seat, args.options["num_players"])
+    if args.vs is None:  # greedy, or the game's first bot after random (GameSpec.default_bot)
+        args.vs = game.default_bot
     check_players(args.parser, game, [args.vs], "--vs", extra=("agent",))
     check_output(args.parser, "--record", args.record)
 
@@ -367,7 +369,7 @@ def build_parser(argv=()) -> argparse.ArgumentParser:
         "action id, from 0 like positions), n/p for more moves, t for the table, r for the rules, h for help,\n"
         "q to quit."))
     p.add_argument("game", choices=games)
-    p.add_argument("--vs", type=text("a bot or a model file"), default="greedy", metavar="BOT", help=f"bot{bots}, agent (the trained agent shipped with cardgym) or model file for every other seat")
+    p.add_argument("--vs", type=text("a bot or a model file"), default=None, metavar="BOT", help=f"bot{bots}, agent (the trained agent shipped with cardgym) or model file for every other seat (default: greedy, else the game's first bot after random)")
     p.add_argument("--seat", type=integer(0), default=0, help="your seat (0 plays first)")
     p.add_argument("--seed", type=seed, default=None, help="seed of the deal (default: a fresh random deal)")
     p.add_argument("--record", type=text("a file name"), default=None, metavar="FILE", help="write the game record (JSON lines) to FILE")

@@ -120,7 +120,7 @@ class Games:
         if not isinstance(game, str) or game not in names:
             raise Refused(f"game must be one of {', '.join(names)}, got {game!r}")
         spec = cardgym.get_game(game)
-        opponents = ["greedy"] if opponents is None else opponents
+        opponents = [spec.default_bot] if opponents is None else opponents
         allowed = list(spec.bots) + [OPEN]
         if not isinstance(opponents, list) or not all(isinstance(o, str) for o in opponents):
             raise Refused(f"opponents must be a list of names, each one of {', '.join(allowed)}, got {opponents!r}")

@@ -152,10 +152,13 @@ def _ask(prompt, inp, out):
     return line.strip()
 
 
-def play_terminal(game, vs="greedy", num_players=2, seat=0, seed=None, inp=None, out=None, record=None, **options):
+def play_terminal(game, vs=None, num_players=2, seat=0, seed=None, inp=None, out=None, record=None, **options):
     """Run one interactive episode. ``inp``/``out`` default to the terminal; ``record``: a file to write
-    the game record to (`cardgym.game_records`), also when the game is left before its end."""
+    the game record to (`cardgym.game_records`), also when the game is left before its end. ``vs``
+    defaults to the game's `cardgym.core.game.GameSpec.default_bot` (greedy when it has one)."""
     import cardgym
+
+    vs = game.default_bot if vs is None else vs
 
     inp = inp or sys.stdin
     out = out or sys.stdout
@@ -191,6 +194,8 @@ def play_terminal(game, vs="greedy", num_players=2, seat=0, seed=None, inp=None,
         return in_context(env.record, env.rules, a) if in_context is not None else env.action_to_str(a)
 
     def table():
+        if game.scene is None:  # a game without a scene (optional): its own text of the table
+            return game.render_ansi(env.record, env.rules)
         return render.ansi(game, env.record, env.rules, viewer=seat, color=out.isatty() and "NO_COLOR" not in os.environ)
 
     def show(moves=None, page=0) -> int:

@@ -2,7 +2,7 @@
 
 A seat's view (`cardgym.render.view.view`, ``env.unwrapped.view(seat)``) must show nothing the seat
 cannot see. The check plays random games and, at every few decisions, re-deals every card hidden from
-seat ``k`` (the game's ``resample_hidden``, the same re-deal the bots' leak tests use) and asserts that
+seat ``k`` (a world of ``k``, `cardgym.core.worlds.sample_world`, the game's ``WORLD``) and asserts that
 ``view(k)`` and the spectator's ``view(None)`` are byte-identical (``json.dumps`` with sorted keys).
 It also checks what a view must hold: it is JSON-serialisable, the seat to act sees its legal actions
 (and no other seat does), every ``refs`` id of an action names a card or pile of the view, and no two
@@ -17,6 +17,7 @@ import numpy as np
 
 import cardgym
 
+from .core.worlds import sample_world
 from .render.view import dumps, element_ids, view
 
 
@@ -33,8 +34,8 @@ def check_view(game_name: str, options: dict | None = None, games: int = 3, seed
     decisions each) and checks every ``every``-th state; returns the number of states checked.
     """
     game = cardgym.get_game(game_name)
-    if game.resample_hidden is None or game.scene is None:
-        raise AssertionError(f"{game_name}: the view check needs the game's scene and resample_hidden")
+    if game.world is None or game.scene is None:
+        raise AssertionError(f"{game_name}: the view check needs the game's scene and WORLD (sample_world)")
     mod = importlib.import_module(cardgym.GAMES[game_name].module)
     options = dict(options or {})
     env = mod.raw_env(**options)
@@ -89,7 +90,7 @@ def _check_state(game, env, rng, where: str) -> None:
     seat = cur if running else None
     assert dumps(env.view(seat)) == dumps(view(env.game, record, rules, seat)), f"{where}: env.view differs from view()"
     for k in range(n):
-        other = _clean(game.resample_hidden(record, rules, k, rng))
+        other = _clean(sample_world(game, rules, record, k, int(rng.integers(2**63)), check=False))
         for viewer in (k, None):
             a = dumps(views[viewer])
             b = dumps(view(game, other, rules, viewer))

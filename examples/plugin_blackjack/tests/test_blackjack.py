@@ -7,12 +7,12 @@ import numpy as np
 import pytest
 
 import cardgym
-from cardgym.testing import CHECKS, check_game
+from cardgym.testing import CHECKS, run_check
 
 
 @pytest.mark.parametrize("check", list(CHECKS))
 def test_check_game(check):
-    check_game("blackjack", checks=[check])
+    run_check("blackjack", check)
 
 
 def test_a_world_re_deals_only_the_hole_card_and_the_shoe():

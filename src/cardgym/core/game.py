@@ -46,8 +46,17 @@ from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
-from .binder import MAX_BOTS, MAX_FLAT_ENCODERS  # noqa: F401  (the dispatch's slots; part of the contract)
+from numba import njit
+
+from .binder import MAX_BOTS, MAX_FLAT_ENCODERS
+from .rng import pick_legal
 from .status import RUNNING, TERMINATED, TRUNCATED  # noqa: F401  (also imported from here)
+
+
+@njit(cache=True)
+def bot_random(s, p, mask):
+    """The ``random`` bot every game has (bot 0): a uniformly random legal action from ``s.bot_rng``."""
+    return pick_legal(s, mask)
 
 
 def state_dtype(max_players: int, fields: Sequence[tuple]) -> np.dtype:
@@ -134,19 +143,56 @@ def _coerce(space, value):
 
 
 # ------------------------------------------------------------------------------------ the contract
-#: module of a game folder -> the names it must export (docs/api.md, "Adding a game"). The one export
-#: table: `GameSpec.from_package` reads it, and tests/test_game_shape.py and the docs table check it.
+#: the version of the game contract this cardgym implements (docs/api.md, "The game contract"). A game
+#: states the version it was written for with ``GameSpec.from_package(..., contract=N)``; one that states
+#: none was written for version 1 (before versions were stated). Every version up to this one loads.
+CONTRACT_VERSION = 2
+#: contract version -> what changed in it (docs/api.md's table of versions)
+CONTRACT_VERSIONS = {
+    1: "the first contract: observe.py also defined resample_hidden, and scene.py, invariants.py and bots.py "
+       "(BOTS starting with random, greedy) were required; no WORLD",
+    2: "only rules, kernels, one flat encoder and the text are required; WORLD, a scene, invariants, bots "
+       "beyond the core's random, describe_action, expert and search are optional abilities; resample_hidden "
+       "is gone (a version-1 game may still define it: it is not read)",
+}
+
+#: module of a game folder -> the names it must export (docs/api.md, "The game contract"): what a game
+#: cannot work without. `GameSpec.from_package` reads it, and tests/test_game_shape.py and the docs check it.
 EXPORTS = {
     "rules": ("RULES", "STATE_DTYPE", "DECK", "MIN_PLAYERS", "MAX_PLAYERS", "NUM_ACTIONS"),
     "kernels": ("reset", "legal", "apply", "state_vector"),
-    "observe": ("ENCODERS", "state_size", "resample_hidden", "WORLD"),
-    "text": ("action_to_str", "describe_action", "render_ansi", "result"),
-    "scene": ("scene", "PALETTE"),
+    "observe": ("ENCODERS", "state_size"),
+    "text": ("action_to_str", "render_ansi", "result"),
+}
+#: module -> the names a game may export, each an optional ability with a default (`OPTIONAL_DEFAULTS`):
+#: a module of this table may be left out altogether. Bots are ``bots.BOTS``, ``expert.BOTS`` then
+#: ``search.BOTS``, after the core's ``random``.
+OPTIONAL_EXPORTS = {
+    "observe": ("WORLD",),
+    "text": ("describe_action",),
+    "scene": ("scene", "PALETTE", "action_refs"),
     "invariants": ("check_state", "cards_of"),
     "bots": ("BOTS",),
+    "expert": ("BOTS",),
+    "search": ("BOTS",),
 }
-#: modules a game folder may leave out; when present they export these (their bots follow ``bots.BOTS``)
-OPTIONAL_EXPORTS = {"expert": ("BOTS",), "search": ("BOTS",)}
+#: ``module.name`` -> what a game without it gets: the default, or which calls say "not available"
+OPTIONAL_DEFAULTS = {
+    "observe.WORLD": "no worlds: sample_world / sample_worlds raise NotImplementedError naming the game, and "
+                     "the game has no search bot; check_game skips the world checks",
+    "text.describe_action": "action_to_str(action), whatever the state",
+    "scene.scene": "no picture: rgb_array, the web table and seat views raise ValueError naming the game; "
+                   "check_game skips the view checks (the ansi and human render modes use render_ansi)",
+    "scene.PALETTE": "None (a scene.py that defines scene must define PALETTE)",
+    "scene.action_refs": "None: no move has refs, and the web table offers the moves as buttons (their text)",
+    "invariants.check_state": "no game invariants: validate_record (and so load_state_dict, the checked "
+                              "sample_world and the web table's saved games) raises NotImplementedError "
+                              "naming the game, since compiled code would read an unchecked record",
+    "invariants.cards_of": "None: check_game skips the card-conservation checks",
+    "bots.BOTS": "only the core's random; cardgym play then defaults to it (`GameSpec.default_bot`)",
+    "expert.BOTS": "no expert bot",
+    "search.BOTS": "no search bot",
+}
 
 #: what a game's outcome means (`GameSpec.utility`): how `GameSpec.outcome` reads ``result()``, and so
 #: what ``cardgym play`` says at the end, how `cardgym.eval` scores a game and whether ratings apply
@@ -159,9 +205,11 @@ UTILITIES = {
              "seats that beat it, result()['pushes'] the seats that tied it, every other seat lost",
 }
 
-#: bots every game has: ``random`` (the default opponent of the Gymnasium and vector envs) and
-#: ``greedy`` (of ``cardgym play``), the first two of ``bots.BOTS``
-REQUIRED_BOTS = ("random", "greedy")
+#: bots every game has: ``random`` (the default opponent of the Gymnasium and vector envs), bot 0 of every
+#: game, supplied by the core (`bot_random`) unless the game's ``bots.BOTS`` starts with its own
+REQUIRED_BOTS = ("random",)
+#: the bots ``cardgym play`` prefers as the default opponent, in order (`GameSpec.default_bot`)
+DEFAULT_BOTS = ("greedy", "expert")
 #: rule options every game's `Rules` has: ``num_players``, and ``max_turns`` (the truncation cap that
 #: the header check `cardgym.core.invariants.check_common` reads on every state load)
 REQUIRED_OPTIONS = ("num_players", "max_turns")
@@ -212,20 +260,22 @@ class GameSpec:
     action_to_str: Callable[[int], str]
     render_ansi: Callable[[Any, Any], str]  # (record, rules) -> str, public view of the table
     result: Callable[[Any, Any], dict]  # (record, rules) -> JSON-able summary (scores, winners...)
-    #: ``(record, rules, seat, numpy Generator) -> record``: a copy of ``record`` with everything ``seat``
-    #: cannot see re-dealt (the hidden-information tests and determinized search use it)
-    resample_hidden: Callable[[Any, Any, int, Any], Any] | None = None
     #: a `cardgym.core.worlds.Hidden` (``observe.py``'s ``WORLD``): what a seat has not seen and the compiled
-    #: re-deal of it that ``sample_world`` and the ``search`` bot use (docs/hidden_information.md)
+    #: re-deal of it that ``sample_world`` and the ``search`` bot use (docs/hidden_information.md); None:
+    #: the game offers no worlds (``sample_world`` raises ``NotImplementedError`` naming the game)
     world: Any = None
-    #: ``(record, rules, action) -> str``: an action described in the context of a state (``cardgym play``)
+    #: ``(record, rules, action) -> str``: an action described in the context of a state (``cardgym play``);
+    #: None: ``action_to_str(action)`` (every caller falls back to it)
     describe_action: Callable[[Any, Any, int], str] | None = None
-    #: ``(record, rules, viewer) -> cardgym.render.scene.Scene``: the picture of a state (``games/<g>/scene.py``)
+    #: ``(record, rules, viewer) -> cardgym.render.scene.Scene``: the picture of a state (``games/<g>/scene.py``);
+    #: None: no picture (rgb_array, the web table and seat views are not available for the game)
     scene: Callable[[Any, Any, Any], Any] | None = None
     #: a ``cardgym.render.scene.Palette``: the game's card colours
     palette: Any = None
-    #: optional ``(record, rules, action) -> list[str]``: the scene cards/piles a legal action moves, in
-    #: the order a person clicks them (ids of `cardgym.render.view`; ``scene.action_refs``, the web table)
+    #: optional ``(record, rules, action) -> list[str]``: the ids of the scene's cards and piles a legal action
+    #: moves, in the order a person clicks them (pile ids ``"p0.hand"``, card ids ``"p0.hand#2"`` or
+    #: ``"p0.hand=7"``, as `cardgym.render.view` names them); the seat view puts them in each legal move's
+    #: ``refs``, and the web table plays a move when the cards clicked match them (docs/api.md, "action_refs")
     action_refs: Callable[[Any, Any, int], list] | None = None
     #: rule-option dicts the generic test suites run this game under (the first is the default rules)
     test_configs: Sequence[Mapping[str, Any]] = ({},)
@@ -244,6 +294,8 @@ class GameSpec:
     utility: str = "head_to_head"
     #: how the seats after the winners are ordered in multi-player ratings (None: they tie)
     standing: Standing | None = None
+    #: the contract version the game was written for (`CONTRACT_VERSION`; ``from_package(contract=N)``)
+    contract: int = 1
 
     @property
     def gym_class(self) -> str:
@@ -273,46 +325,59 @@ class GameSpec:
         return keys + ((self.standing.key,) if self.standing is not None else ())
 
     @classmethod
-    def from_package(cls, package: str, *, title: str, gym_name: str, version: int = 0, **meta) -> "GameSpec":
-        """The spec of a game folder that follows the fixed shape (docs/api.md, "Adding a game").
+    def from_package(cls, package: str, *, title: str, gym_name: str, version: int = 0, contract: int = 1,
+                     **meta) -> "GameSpec":
+        """The spec of a game folder that follows the game contract (docs/api.md, "The game contract").
 
         ``package`` is the folder's module name (``__name__`` in its ``__init__.py``). Its modules are
-        imported by name (no core module imports a game statically) and must export: ``rules``:
-        ``RULES, STATE_DTYPE, DECK, MIN_PLAYERS, MAX_PLAYERS, NUM_ACTIONS``; ``kernels``: ``reset, legal,
-        apply, state_vector``; ``observe``: ``ENCODERS, state_size, resample_hidden, WORLD``; ``text``:
-        ``action_to_str, describe_action, render_ansi, result``; ``scene``: ``scene, PALETTE``;
-        ``invariants``: ``check_state, cards_of``; ``bots``: ``BOTS``; optionally ``expert`` and
-        ``search``: ``BOTS`` (the tables `EXPORTS` and `OPTIONAL_EXPORTS`). Bots are ``bots.BOTS`` then
-        ``expert.BOTS`` then ``search.BOTS``. ``meta`` holds the rest of the typed fields
-        (``utility``, ``standing``, ``train_preset``, ``test_configs``...).
+        imported by name (no core module imports a game statically). They must export the names of
+        `EXPORTS` (``rules``: ``RULES, STATE_DTYPE, DECK, MIN_PLAYERS, MAX_PLAYERS, NUM_ACTIONS``;
+        ``kernels``: ``reset, legal, apply, state_vector``; ``observe``: ``ENCODERS, state_size``;
+        ``text``: ``action_to_str, render_ansi, result``) and may export those of `OPTIONAL_EXPORTS`,
+        each an ability with the default of `OPTIONAL_DEFAULTS`. Bots are the core's ``random``
+        (`bot_random`; a game's own ``random`` first in ``bots.BOTS`` takes its place), then
+        ``bots.BOTS``, ``expert.BOTS`` and ``search.BOTS``. ``contract`` is the contract version the game
+        was written for (1 when not stated; at most `CONTRACT_VERSION`). ``meta`` holds the rest of the
+        typed fields (``utility``, ``standing``, ``train_preset``, ``test_configs``...).
 
         The whole contract is checked here, once (`_check_contract`): a missing module or name, a
-        value of the wrong kind, a limit exceeded (`MAX_BOTS`, `MAX_FLAT_ENCODERS`), a required bot
-        or rule option missing (`REQUIRED_BOTS`, `REQUIRED_OPTIONS`), an unknown utility: each is a
+        value of the wrong kind, a limit exceeded (`MAX_BOTS`, `MAX_FLAT_ENCODERS`), a required rule
+        option missing (`REQUIRED_OPTIONS`), an unknown utility or contract version: each is a
         ``TypeError`` naming the folder, the file and the missing piece."""
         name = package.rsplit(".", 1)[-1]
+        if isinstance(contract, bool) or not isinstance(contract, int) or not 1 <= contract <= CONTRACT_VERSION:
+            raise _contract_error(package, "__init__.py", (
+                f"declares contract={contract!r}, but this cardgym implements contract versions 1 to "
+                f"{CONTRACT_VERSION}" + (" (upgrade cardgym)" if isinstance(contract, int)
+                                         and not isinstance(contract, bool) and contract > CONTRACT_VERSION else "")))
         got = {}
         for module, names in EXPORTS.items():
             if importlib.util.find_spec(f"{package}.{module}") is None:
                 raise TypeError(
                     f"game folder {package}: has no {module}.py (it must define {', '.join(names)}; "
-                    "see docs/api.md, 'Adding a game')"
+                    "see docs/api.md, 'The game contract')"
                 )
             mod = importlib.import_module(f"{package}.{module}")
             for n in names:
                 if not hasattr(mod, n):
-                    raise TypeError(f"game folder {package}: {module}.py must define {n} (see docs/api.md, 'Adding a game')")
+                    raise _contract_error(package, f"{module}.py", f"must define {n}")
                 got[(module, n)] = getattr(mod, n)
-        bots = dict(got[("bots", "BOTS")])
+        bots = {}
         for module, names in OPTIONAL_EXPORTS.items():
-            if importlib.util.find_spec(f"{package}.{module}") is not None:
-                mod = importlib.import_module(f"{package}.{module}")
-                for n in names:
-                    if not hasattr(mod, n):
-                        raise TypeError(
-                            f"game folder {package}: {module}.py must define {n} (see docs/api.md, 'Adding a game')"
-                        )
-                bots.update(mod.BOTS)
+            if importlib.util.find_spec(f"{package}.{module}") is None:
+                continue
+            mod = importlib.import_module(f"{package}.{module}")
+            for n in names:
+                got[(module, n)] = getattr(mod, n, None)
+            if names == ("BOTS",):
+                if got[(module, "BOTS")] is None:
+                    raise _contract_error(package, f"{module}.py", "must define BOTS (a dict of name -> bot)")
+                if not isinstance(got[(module, "BOTS")], Mapping):
+                    raise _contract_error(package, f"{module}.py", "BOTS must be a dict of name -> compiled bot, "
+                                                                    f"got {type(got[(module, 'BOTS')]).__name__}")
+                bots.update(got[(module, "BOTS")])
+        if "random" not in bots:
+            bots = {"random": bot_random, **bots}
         _check_contract(package, got, bots, title=title, gym_name=gym_name, version=version, meta=meta)
         return cls(
             name=name,
@@ -332,20 +397,29 @@ class GameSpec:
             state_vector=got[("kernels", "state_vector")],
             state_size=got[("observe", "state_size")],
             encoders=dict(got[("observe", "ENCODERS")]),
-            resample_hidden=got[("observe", "resample_hidden")],
-            world=got[("observe", "WORLD")],
+            world=got.get(("observe", "WORLD")),
             bots=bots,
             action_to_str=got[("text", "action_to_str")],
-            describe_action=got[("text", "describe_action")],
+            describe_action=got.get(("text", "describe_action")),
             render_ansi=got[("text", "render_ansi")],
             result=got[("text", "result")],
-            scene=got[("scene", "scene")],
-            palette=got[("scene", "PALETTE")],
-            action_refs=getattr(importlib.import_module(f"{package}.scene"), "action_refs", None),
-            check_state=got[("invariants", "check_state")],
-            cards_of=got[("invariants", "cards_of")],
+            scene=got.get(("scene", "scene")),
+            palette=got.get(("scene", "PALETTE")),
+            action_refs=got.get(("scene", "action_refs")),
+            check_state=got.get(("invariants", "check_state")),
+            cards_of=got.get(("invariants", "cards_of")),
+            contract=contract,
             **meta,
         )
+
+    @property
+    def default_bot(self) -> str:
+        """The opponent ``cardgym play`` (and the MCP server) use when none is named: the first of
+        `DEFAULT_BOTS` the game has, else its first bot after ``random``, else ``random``."""
+        for name in DEFAULT_BOTS:
+            if name in self.bots:
+                return name
+        return next((b for b in self.bots if b != "random"), "random")
 
     def validate_record(self, record, rules) -> None:
         """Raise ``ValueError`` (naming the field and the reason) unless ``record`` is a state these
@@ -354,7 +428,8 @@ class GameSpec:
         and consistent), then, for a running game, that the seat to act has a legal action (the
         compiled ``legal`` kernel run on a copy, only once every bound is known to be safe).
 
-        Nothing here runs on ``step()``: environments call it when they load a state.
+        Nothing here runs on ``step()``: environments call it when they load a state. A game without
+        ``check_state`` (an optional export) cannot have a record checked: ``NotImplementedError``.
         """
         from .invariants import check_common
 
@@ -365,9 +440,13 @@ class GameSpec:
             if record.shape != ():
                 raise ValueError(f"validate_record takes one record, got an array of shape {record.shape}")
             record = record[()]
+        if self.check_state is None:
+            raise NotImplementedError(
+                f"loading or checking a state is not available for {self.name}: the game declares no "
+                "check_state in its invariants.py, and compiled code would read an unchecked record "
+                "(see docs/api.md, 'The game contract')")
         check_common(record, rules)
-        if self.check_state is not None:
-            self.check_state(record, rules)
+        self.check_state(record, rules)
         if int(record["status"]) == RUNNING:
             tmp = np.zeros(1, self.state_dtype)
             tmp[0] = record
@@ -442,7 +521,12 @@ class GameSpec:
 
     def bot(self, name: str):
         if not isinstance(name, str) or name not in self.bots:
-            raise ValueError(f"unknown bot {name!r} for {self.name}; allowed: {sorted(self.bots)}")
+            why = ""
+            if name == "search" and self.world is None:
+                why = " (the search bot is not available for this game: it declares no WORLD in its observe.py)"
+            elif name in ("greedy", "expert", "search"):
+                why = f" (bots beyond 'random' are optional: this game offers no {name!r} bot)"
+            raise ValueError(f"unknown bot {name!r} for {self.name}; allowed: {sorted(self.bots)}{why}")
         return self.bots[name]
 
     def check_deck(self, deck) -> np.ndarray:
@@ -542,16 +626,23 @@ def _check_contract(package: str, got: dict, bots: dict, *, title, gym_name, ver
         fail("observe.py", f"ENCODERS holds {flats} flat encoders; the compiled dispatch holds at most "
                            f"{MAX_FLAT_ENCODERS}")
 
-    if not isinstance(bots, Mapping) or list(bots)[:len(REQUIRED_BOTS)] != list(REQUIRED_BOTS):
-        fail("bots.py", f"BOTS must start with {', '.join(REQUIRED_BOTS)}, got {list(bots)}")
+    if list(bots)[:len(REQUIRED_BOTS)] != list(REQUIRED_BOTS):
+        fail("bots.py", f"BOTS may start with the game's own random bot, but random must come first "
+                        f"(bot 0 of every game), got {list(bots)}")
     if len(bots) > MAX_BOTS:
-        fail("bots.py", f"the game has {len(bots)} bots ({', '.join(bots)}; bots.py, expert.py and search.py "
-                        f"together); the compiled dispatch holds at most {MAX_BOTS}")
-    for module, names in EXPORTS.items():
-        for n in names:
-            value = got[(module, n)]
-            if n.islower() and not callable(value):
-                fail(f"{module}.py", f"{n} must be a function, got {type(value).__name__}")
+        fail("bots.py", f"the game has {len(bots)} bots ({', '.join(bots)}: the core's random, bots.py, expert.py and "
+                        f"search.py together); the compiled dispatch holds at most {MAX_BOTS}")
+    for (module, n), value in got.items():
+        if n.islower() and value is not None and not callable(value):
+            fail(f"{module}.py", f"{n} must be a function, got {type(value).__name__}")
+    if got.get(("scene", "scene")) is not None and got.get(("scene", "PALETTE")) is None:
+        fail("scene.py", "must define PALETTE (a cardgym.render.scene.Palette) beside scene")
+    world = got.get(("observe", "WORLD"))
+    if world is not None:
+        from .worlds import Hidden
+
+        if not isinstance(world, Hidden):
+            fail("observe.py", f"WORLD must be a cardgym.kit.Hidden, got {type(world).__name__}")
 
 
 def replace(spec: GameSpec, **changes) -> GameSpec:

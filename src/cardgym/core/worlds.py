@@ -51,12 +51,17 @@ class Hidden:
     - ``counts``: record fields ``(seat, code)`` whose re-dealt rows count the cards of each code a
       seat holds (hands kept as counts or 0/1 flags).
     - ``seen``: in words, what a seat sees (the docs' table).
+    - ``possible``: optional Python ``(record, rules) -> bool``, for a game whose rules constrain where
+      hidden cards may be (Go Fish: no hidden hand holds a complete book): whether a deal of the hidden
+      cards is a world at all. ``resample`` must then deal uniformly among the possible worlds, and the
+      frequency check of `check_sample_world` compares with uniform deals that ``possible`` keeps.
     """
 
     resample: Any
     positions: tuple = ()
     counts: tuple = ()
     seen: str = ""
+    possible: Callable | None = None
 
 
 # ---------------------------------------------------------------------------------------------- kernels
@@ -81,7 +86,9 @@ def _kernels(game, bot: str | None = None):
 def _world(game) -> Hidden:
     w = getattr(game, "world", None)
     if not isinstance(w, Hidden):
-        raise TypeError(f"game {game.name} has no WORLD in its observe.py (a cardgym.core.worlds.Hidden)")
+        raise NotImplementedError(
+            f"sampling worlds is not available for {game.name}: the game declares no WORLD in its observe.py "
+            "(an optional ability, a cardgym.kit.Hidden; docs/hidden_information.md)")
     return w
 
 
@@ -411,6 +418,68 @@ def _chi2(observed: np.ndarray, expected: np.ndarray) -> tuple:
 _BINS = 512  # card codes -128..383 (int8 codes, and count columns up to 383)
 
 
+def _chi2_two(a: np.ndarray, b: np.ndarray) -> tuple:
+    """Pearson's statistic of homogeneity of two count vectors over the same categories (a 2 x K table)
+    and its degrees of freedom; categories expecting under 5 in either row pooled into one."""
+    a, b = a.astype(float), b.astype(float)
+    col = a + b
+    ea, eb = col * a.sum() / col.sum(), col * b.sum() / col.sum()
+    small = (ea < 5) | (eb < 5)
+    rows = []
+    for o, e in ((a, ea), (b, eb)):
+        rows.append((np.append(o[~small], o[small].sum()), np.append(e[~small], e[small].sum())))
+    keep = (rows[0][1] > 0) & (rows[1][1] > 0)
+    stat = sum((((o[keep] - e[keep]) ** 2) / e[keep]).sum() for o, e in rows)
+    return float(stat), int(keep.sum() - 1)
+
+
+def _possible_tests(rules, real, worlds, ref, pos, rows, possible, where: str, seed: int) -> list:
+    """The frequency tests of `check_sample_world` for a game whose ``WORLD.possible`` constrains the
+    deal: the unseen cards dealt uniformly over the same places in Python, the deals ``possible`` refuses
+    dropped (rejection: so the deals kept are uniform over the possible worlds), and each re-dealt place
+    (and hand's code counts) of ``worlds`` compared with those deals by a two-sample chi-square."""
+    samples = worlds.shape[0]
+    cards = [int(ref[f].reshape(ref.shape[0], -1)[0, e]) for f, e in pos]
+    sizes = []
+    for f, j in rows:
+        row = ref[f][0, j].astype(np.int64)
+        cards += np.repeat(np.arange(row.shape[0]), row).tolist()
+        sizes.append(int(row.sum()))
+    cards = np.asarray(cards, np.int64)
+    rng = np.random.default_rng(seed)
+    want, kept, tries = 4 * samples, [], 0
+    rec = np.zeros(1, real.dtype)
+    while len(kept) < want:
+        tries += 1
+        if tries > 200 * want:
+            raise AssertionError(f"{where}: WORLD.possible accepts {len(kept)} of {tries} uniform deals of the "
+                                 "unseen cards: too few to check the worlds' frequencies")
+        deal = rng.permutation(cards)
+        rec[0] = real
+        t = rec[0]
+        for i, (f, e) in enumerate(pos):
+            t[f].reshape(-1)[e] = deal[i]
+        at = len(pos)
+        for (f, j), size in zip(rows, sizes):
+            t[f][j] = np.bincount(deal[at: at + size], minlength=t[f].shape[1])[: t[f].shape[1]]
+            at += size
+        if possible(t, rules):
+            kept.append(rec.copy())
+    deals = np.concatenate(kept)
+    tests = []
+    for f, e in pos:
+        a = np.bincount(worlds[f].reshape(samples, -1)[:, e].astype(np.int64) + 128, minlength=_BINS)
+        b = np.bincount(deals[f].reshape(want, -1)[:, e].astype(np.int64) + 128, minlength=_BINS)
+        stat, df = _chi2_two(a, b)
+        tests.append((f"{where}: {f}{e} (possible worlds)", stat, df))
+    for f, j in rows:
+        a = worlds[f][:, j].astype(np.int64).sum(axis=0)
+        b = deals[f][:, j].astype(np.int64).sum(axis=0)
+        stat, df = _chi2_two(a, b)
+        tests.append((f"{where}: {f}[{j}] counts (possible worlds)", stat, df))
+    return tests
+
+
 def check_sample_world(game, options: dict | None = None, *, states: int = 4, samples: int = 600,
                        seed: int = 0, sampler: Callable | None = None, alpha: float = 1e-3) -> dict:
     """Raise ``AssertionError`` unless the game's worlds keep what each seat knows and nothing more.
@@ -429,6 +498,8 @@ def check_sample_world(game, options: dict | None = None, *, states: int = 4, sa
        multiset with their frequencies: Pearson's chi-square at each re-dealt position (and for each
        re-dealt hand's code counts) below the ``1 - alpha / tests`` quantile (Bonferroni over the tests
        of the call; `chi2_quantile`). The hidden places are those the game's own ``resample`` changes.
+       When the game's ``WORLD.possible`` constrains the deal, the frequencies expected are those of
+       uniform deals that ``possible`` keeps (a two-sample test against them), not of the unseen cards.
 
     ``game`` is a `GameSpec` or a registered game's name; ``options`` its rule options. Returns
     ``{"states", "seats", "tests", "min_p"}``: what was checked and the smallest chi-square p-value.
@@ -439,7 +510,8 @@ def check_sample_world(game, options: dict | None = None, *, states: int = 4, sa
         game = sys.modules["cardgym"].get_game(game)  # the package is loaded before any of its modules
     rules = game.make_rules(**(options or {}))
     w = _world(game)
-    sampler = sampler or (lambda g, r, rec, seat, sd, count: sample_worlds(g, r, rec, seat, sd, count))
+    check = game.check_state is not None  # the records are the game's own: checked when the game can
+    sampler = sampler or (lambda g, r, rec, seat, sd, count: sample_worlds(g, r, rec, seat, sd, count, check=check))
     deck = np.sort(game.deck.astype(np.int64))
     n = rules.num_players
     label = f"{game.name} {options or {}}"
@@ -456,13 +528,15 @@ def check_sample_world(game, options: dict | None = None, *, states: int = 4, sa
                 for name in base:
                     assert _same(base[name], got[name]), f"{where}: the {name!r} observation differs in world {i}"
                 try:
-                    game.validate_record(worlds[i], rules)
+                    if game.check_state is not None:  # invariants are optional (then nothing to check)
+                        game.validate_record(worlds[i], rules)
                 except ValueError as exc:
                     raise AssertionError(f"{where}: world {i} is not a valid state: {exc}") from None
-                cards = np.sort(np.asarray(game.cards_of(worlds[i], rules), np.int64))
-                assert np.array_equal(cards, deck), f"{where}: world {i} does not hold the deck's cards"
+                if game.cards_of is not None:
+                    cards = np.sort(np.asarray(game.cards_of(worlds[i], rules), np.int64))
+                    assert np.array_equal(cards, deck), f"{where}: world {i} does not hold the deck's cards"
             # 3: another real game the seat cannot tell apart (its hidden cards dealt otherwise)
-            other = sample_world(game, rules, real, seat, 10**9 + 31 * k + seat)
+            other = sample_world(game, rules, real, seat, 10**9 + 31 * k + seat, check=check)
             for sd in (1, 2, 3):
                 a = sampler(game, rules, real, seat, sd, 1)[0]
                 b = sampler(game, rules, other, seat, sd, 1)[0]
@@ -471,7 +545,7 @@ def check_sample_world(game, options: dict | None = None, *, states: int = 4, sa
                     f"{where}: two games that look the same to the seat give different worlds for seed {sd} "
                     f"(field {diff}): the world depends on the true hidden cards")
             # 4: frequencies over the places the game's own re-deal changes
-            ref = sample_worlds(game, rules, real, seat, seed + 1, samples)
+            ref = sample_worlds(game, rules, real, seat, seed + 1, samples, check=check)
             pos, rows = _hidden_elements(game, ref, w)
             if not pos and not rows:
                 continue
@@ -482,6 +556,9 @@ def check_sample_world(game, options: dict | None = None, *, states: int = 4, sa
             for f, j in rows:
                 pool[128: 128 + ref[f].shape[2]] += ref[f][0, j].astype(np.int64)
             total = pool.sum()
+            if w.possible is not None:  # constrained rules: compare with uniform deals among possible worlds
+                tests += _possible_tests(rules, real, worlds, ref, pos, rows, w.possible, where, seed + 13 * k + seat)
+                continue
             for f, e in pos:
                 obs = np.bincount(worlds[f].reshape(samples, -1)[:, e].astype(np.int64) + 128, minlength=_BINS)
                 stat, df = _chi2(obs[:_BINS].astype(float), samples * pool / total)

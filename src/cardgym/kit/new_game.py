@@ -57,3 +57,46 @@ def new_game(name: str, directory=None, title: str | None = None) -> Path:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
     return out
+
+
+def code_lines(text: str) -> int:
+    """Lines of Python code in ``text``: not blank, not a comment, not inside a docstring (a string
+    expression statement: a module's, class's or function's docstring, or a bare string)."""
+    import ast
+    import io
+    import tokenize
+
+    doc = set()
+    for node in ast.walk(ast.parse(text)):
+        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
+            doc.update(range(node.lineno, node.end_lineno + 1))
+    code = set()
+    for tok in tokenize.generate_tokens(io.StringIO(text).readline):
+        if tok.type in (tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT,
+                        tokenize.ENDMARKER):
+            continue
+        code.update(line for line in range(tok.start[0], tok.end[0] + 1) if line not in doc)
+    return len(code)
+
+
+def measure_template() -> dict:
+    """The size of the game folder ``cardgym new-game`` writes (docs/api.md, "Adding a game"): its
+    ``files`` (the ``game/*.py.tmpl`` templates), their ``code_lines`` (`code_lines`) and the contract's
+    ``required_exports`` (the names of `cardgym.core.game.EXPORTS`). Run it with
+    ``python -c "from cardgym.kit.new_game import measure_template; print(measure_template())"``."""
+    from ..core.game import EXPORTS
+
+    files = sorted((TEMPLATE / "game").glob("*.py.tmpl"))
+    fill = {"{{name}}": "game", "{{title}}": "Game", "{{Class}}": "Game", "{{dist}}": "game"}
+
+    def filled(path):
+        text = path.read_text(encoding="utf-8")
+        for key, value in fill.items():
+            text = text.replace(key, value)
+        return text
+
+    return {
+        "files": len(files),
+        "code_lines": sum(code_lines(filled(f)) for f in files),
+        "required_exports": sum(len(names) for names in EXPORTS.values()),
+    }

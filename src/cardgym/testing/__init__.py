@@ -15,7 +15,10 @@ end after one step (or inside ``reset()``), and no check names a seat the game d
 
 ``check_game`` runs every check on every configuration and raises `GameCheckError` listing every
 failure (check, configuration, message); it returns the report ``{(check, config id): "passed" |
-"skipped: reason"}`` when none failed.
+"skipped: reason"}`` when none failed. A check of an optional ability the game does not offer (no
+``WORLD``: the world checks; no scene: the pictures and views) is skipped with the reason, e.g.
+``"skipped: world checks (the game has no WORLD in its observe.py)"``; `run_check` turns that into a
+pytest skip in a game's own tests (``cardgym new-game`` writes tests that use it).
 """
 
 from __future__ import annotations
@@ -32,8 +35,9 @@ from .checks import (
     golden_text,
     random_walk,
     register,
+    run_check,
     vec_trajectory,
 )
 
 __all__ = ["CHECKS", "Check", "Context", "GameCheckError", "Skip", "check_game", "config_id", "golden_text",
-           "random_walk", "register", "aec_trajectory", "vec_trajectory"]
+           "random_walk", "register", "run_check", "aec_trajectory", "vec_trajectory"]

@@ -180,6 +180,19 @@ def check_game(name: str, configs=None, *, checks=None, skip=(), seed: int = 0, 
     return report
 
 
+def run_check(name: str, check: str, **kw) -> dict:
+    """One check of `check_game` as a pytest test (``kw`` as `check_game` takes them): a failure raises
+    `GameCheckError`, and a check that skips on every configuration (the game lacks what it checks, e.g.
+    a ``WORLD``) calls ``pytest.skip`` with its reason, so the run reports it. Returns the report."""
+    report = check_game(name, checks=[check], **kw)
+    reasons = sorted({v for v in report.values() if v.startswith("skipped: ")})
+    if reasons and len(reasons) == len(set(report.values())):
+        import pytest
+
+        pytest.skip(f"{check}: " + "; ".join(r[len('skipped: '):] for r in reasons))
+    return report
+
+
 def _package_reference(game):
     module = f"{game.package}.reference"
     try:
@@ -192,6 +205,11 @@ def _package_reference(game):
 
 
 # ---------------------------------------------------------------------------------------- the checks
+# why a check is skipped for a game without an optional ability (docs/api.md, "The game contract")
+_NO_WORLD = "world checks (the game has no WORLD in its observe.py)"
+_NO_SCENE = "the game has no scene (scene.py)"
+_NO_CHECK_STATE = "saved-state checks (the game has no check_state in its invariants.py, so it loads no state)"
+
 @register("spec")
 def check_spec(ctx: Context) -> None:
     """The spec's declarations hold: the configuration's rules have every required option and a player
@@ -231,9 +249,10 @@ def check_gymnasium(ctx: Context) -> None:
 
     with warnings.catch_warnings(), contextlib.redirect_stdout(io.StringIO()):
         warnings.simplefilter("ignore")
-        for kw in ({"opponent": "random"}, {"opponent": "greedy", "seat": "random"}):
+        for kw in ({"opponent": "random"}, {"opponent": ctx.game.default_bot, "seat": "random"}):
             env = gym.make(ctx.game.gym_id, **kw, **ctx.options)
-            check_env(env.unwrapped)
+            # no scene: no rgb_array frames to check (the `render` check holds the text, and says so)
+            check_env(env.unwrapped, skip_render_check=ctx.game.scene is None)
             env.close()
 
 
@@ -281,7 +300,7 @@ def check_conservation(ctx: Context) -> None:
     states reached pass ``validate_record`` (what ``load_state_dict`` accepts)."""
     game = ctx.game
     if game.cards_of is None:
-        raise Skip("the game declares no cards_of")
+        raise Skip("card-conservation checks (the game has no cards_of in its invariants.py)")
     raw = ctx.raw()
     raw.reset(seed=ctx.seed)
     want = np.sort(game.deck.astype(np.int64))
@@ -290,7 +309,7 @@ def check_conservation(ctx: Context) -> None:
     def visit(r):
         cards = np.sort(np.asarray(game.cards_of(r.record, r.rules), np.int64))
         assert cards.shape == want.shape and np.array_equal(cards, want), "the cards are not the deck"
-        if count[0] % 10 == 0:
+        if count[0] % 10 == 0 and game.check_state is not None:
             game.validate_record(r.record, r.rules)
         count[0] += 1
 
@@ -317,10 +336,13 @@ def check_reference(ctx: Context) -> None:
 @register("hidden_information")
 def check_hidden(ctx: Context) -> None:
     """Nothing a seat cannot see reaches its observations: re-dealing its hidden cards
-    (``resample_hidden``) changes none of its observations, under every encoder."""
+    (a world of the seat, `cardgym.core.worlds.sample_world`) changes none of its observations, under
+    every encoder."""
+    from ..core.worlds import sample_world
+
     game = ctx.game
-    if game.resample_hidden is None:
-        raise Skip("the game declares no resample_hidden")
+    if game.world is None:
+        raise Skip(_NO_WORLD)
     raws = {enc: ctx.raw(observation=enc) for enc in game.encoders}
     for e in raws.values():
         e.reset(seed=ctx.seed)
@@ -336,7 +358,7 @@ def check_hidden(ctx: Context) -> None:
 
     def visit(r):
         for seat in range(ctx.num_players):
-            other = game.resample_hidden(r.record.copy(), r.rules, seat, rng)
+            other = sample_world(game, r.rules, r.record, seat, int(rng.integers(2**63)), check=False)
             for enc in game.encoders:
                 before, after = observed(enc, r.record, seat), observed(enc, other, seat)
                 for key in before:
@@ -352,6 +374,10 @@ def check_seat_views(ctx: Context) -> None:
     changes no byte of its view (`cardgym.viewcheck.check_view`)."""
     from ..viewcheck import check_view
 
+    if ctx.game.scene is None:
+        raise Skip(_NO_SCENE)
+    if ctx.game.world is None:
+        raise Skip(_NO_WORLD)
     check_view(ctx.game.name, dict(ctx.options), games=2, seed=ctx.seed, every=2, max_steps=120)
 
 
@@ -362,12 +388,16 @@ def check_world(ctx: Context) -> None:
     (`cardgym.core.worlds.check_sample_world`)."""
     from ..core.worlds import check_sample_world
 
+    if ctx.game.world is None:
+        raise Skip(_NO_WORLD)
     check_sample_world(ctx.game, dict(ctx.options), seed=ctx.seed)
 
 
 @register("clone_state_dict")
 def check_clone(ctx: Context) -> None:
     """A clone and an env loaded from the JSON of a ``state_dict`` continue exactly as the original."""
+    if ctx.game.check_state is None:
+        raise Skip(_NO_CHECK_STATE)
     raw = ctx.raw()
     raw.reset(seed=ctx.seed)
     random_walk(raw, ctx.rng(6), ctx.steps // 3)
@@ -391,6 +421,8 @@ def check_tamper(ctx: Context) -> None:
     ``load_state_dict``): a broken header, and every integer field of the game's own set to its
     largest value."""
     game = ctx.game
+    if game.check_state is None:
+        raise Skip(_NO_CHECK_STATE)
     raw = ctx.raw()
     raw.reset(seed=ctx.seed)
     random_walk(raw, ctx.rng(8), min(5, ctx.steps))
@@ -566,6 +598,8 @@ def check_render(ctx: Context) -> None:
     raw = ctx.raw(render_mode="ansi")
     raw.reset(seed=ctx.seed)
     assert isinstance(raw.render(), str) and raw.render()
+    if ctx.game.scene is None:
+        raise Skip("pictures (rgb_array): " + _NO_SCENE)
     try:
         import PIL  # noqa: F401
     except ImportError:

@@ -76,6 +76,8 @@ def game_catalogue(models: dict, text_players=()) -> list:
     out = []
     for name in cardgym.registry.names():
         game = cardgym.get_game(name)
+        if game.scene is None:  # a game without a scene (optional) has no picture: not served at the table
+            continue
         helps = option_help(game.rules_cls)
         options = []
         for opt, default in rule_defaults(game.rules_cls).items():
@@ -648,6 +650,8 @@ class Tables:
         if not isinstance(name, str) or name not in cardgym.GAMES:
             raise Refused(400, f"unknown game {name!r}; games: {cardgym.registry.names()}")
         game = cardgym.get_game(name)
+        if game.scene is None:
+            raise Refused(400, f"the web table is not available for {name}: the game has no scene (scene.py)")
         n = body.get("num_players", 2)
         if isinstance(n, bool) or not isinstance(n, int) or not game.min_players <= n <= game.max_players:
             raise Refused(400, f"num_players must be an integer {game.min_players}..{game.max_players} for {name}, got {n!r}")

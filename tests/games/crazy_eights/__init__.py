@@ -66,5 +66,6 @@ GAME = GameSpec.from_package(
     __name__,
     title="Crazy Eights",
     gym_name="CrazyEights",
+    contract=2,  # the game contract it is written for (docs/api.md, "The game contract")
     test_configs=[{"num_players": 2}, {"num_players": 4, "hand_size": 7}, {"num_players": 3, "hand_size": 3}],
 )

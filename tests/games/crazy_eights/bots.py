@@ -5,16 +5,9 @@ from __future__ import annotations
 
 from numba import njit
 
-from cardgym.kit import pick_legal
 
 from .kernels import rank_of, suit_of
 from .rules import DECK_SIZE, DRAW, EIGHT, NAME_SUIT, NUM_SUITS, PH_SUIT
-
-
-@njit(cache=True)
-def bot_random(s, p, mask):
-    """A uniformly random legal action."""
-    return pick_legal(s, mask)
 
 
 @njit(cache=True)
@@ -49,4 +42,4 @@ def bot_greedy(s, p, mask):
     return DRAW
 
 
-BOTS = {"random": bot_random, "greedy": bot_greedy}
+BOTS = {"greedy": bot_greedy}  # after the core's "random" (bot 0)

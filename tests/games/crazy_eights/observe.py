@@ -1,5 +1,5 @@
 """Crazy Eights observations: the "vector" encoder (compiled) and the "dict" encoder, and what a seat
-cannot see (`resample_hidden`).
+cannot see (`WORLD`).
 
 A seat sees its own hand, the whole discard pile (every card in it was played face up), the suit to
 follow, how many cards each hand and the draw pile hold, and who is to act. It never sees another
@@ -110,28 +110,6 @@ ENCODERS = {
     "dict": DictEncoder("dict", dict_space, dict_encode,
                         doc="own hand (by card code), discard top, suit, pile sizes, hand sizes"),
 }
-
-
-def resample_hidden(r, rules, seat, np_rng):
-    """A copy of record ``r`` where every card ``seat`` cannot see (the other hands, the draw pile) is
-    re-dealt at random among those places, each keeping its number of cards."""
-    arr = np.zeros(1, r.dtype)
-    arr[0] = r
-    out = arr.view(np.recarray)[0]
-    n = int(out["num_players"])
-    others = [j for j in range(n) if j != seat]
-    hand = out["hand"]
-    draw = out["draw"]
-    dl = int(out["draw_len"])
-    pool = [c for j in others for c in np.flatnonzero(hand[j]).tolist()] + draw[:dl].tolist()
-    pool = np_rng.permutation(np.asarray(pool, np.int64)).tolist()
-    for j in others:
-        k = int(out["hand_len"][j])
-        hand[j] = 0
-        hand[j, pool[:k]] = 1
-        pool = pool[k:]
-    draw[:dl] = pool
-    return out
 
 
 # -- the re-deal of what a seat has not seen (sample_world, the search bot) --------------------

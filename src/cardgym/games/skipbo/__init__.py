@@ -7,6 +7,7 @@ GAME = GameSpec.from_package(
     __name__,
     title="Skip-Bo",
     gym_name="SkipBo",
+    contract=2,  # the game contract it is written for (docs/api.md, "The game contract")
     utility="team",  # the teams option forms sides; result()["winners"] is the whole side
     standing=Standing("stock_left", better="lower"),  # multi-player ratings: fewer stock cards first
     test_configs=[{"num_players": 2, "stock_size": 10}, {"num_players": 4, "teams": True, "stock_size": 5},

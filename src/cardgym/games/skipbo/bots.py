@@ -42,11 +42,6 @@ from .rules import (
 
 
 @njit(cache=True)
-def bot_random(s, p, mask):
-    return pick_legal(s, mask)
-
-
-@njit(cache=True)
 def disc_action(d, b):
     """Action of playing discard pile ``d`` (0..3 own, 4..7 partner's) onto build pile ``b``."""
     if d < NUM_DISCARDS:
@@ -337,4 +332,4 @@ def bot_greedy(s, p, mask):
     return pick_legal(s, mask)
 
 
-BOTS = {"random": bot_random, "greedy": bot_greedy}
+BOTS = {"greedy": bot_greedy}  # after the core's "random" (bot 0)

@@ -9,7 +9,7 @@ Seats are relative: index 0 = the observer, then the following seats in turn ord
 
 Every flat vector is written through its `Layout` table (``VECTOR``, and ``STATE`` for the
 full-information vector that ``kernels.state_vector`` writes): the offsets, the documented fields, the
-bounds and the sizes all come from it. `resample_hidden` re-deals what a seat cannot see.
+bounds and the sizes all come from it. `WORLD` re-deals what a seat cannot see.
 """
 
 from __future__ import annotations
@@ -228,42 +228,6 @@ ENCODERS = {
     ),
     "dict": DictEncoder("dict", dict_space, dict_encode, "structured view of the same information"),
 }
-
-
-def resample_hidden(rec, rules, seat: int, np_rng) -> np.ndarray:
-    """A copy of ``rec`` in which everything hidden from ``seat`` is re-dealt: the other players' hands,
-    every stock under its top card (the observer's own too) and the draw pile. Sizes are kept."""
-    arr = np.zeros(1, rec.dtype)
-    arr[0] = rec
-    new = arr[0]
-    r = rec
-    n = int(r["num_players"])
-    pool = [r["draw"][: int(r["draw_len"])].copy()]
-    for i in range(n):
-        k = int(r["stock_len"][i])
-        if k > 1:
-            pool.append(r["stock"][i, : k - 1].copy())
-        if i != seat:
-            pool.append(np.repeat(np.arange(NUM_CODES, dtype=np.int8), r["hand"][i].astype(np.int64)))
-    pool = np.concatenate(pool).astype(np.int8)
-    np_rng.shuffle(pool)
-    at = 0
-    for i in range(n):
-        k = int(r["stock_len"][i])
-        if k > 1:
-            new["stock"][i, : k - 1] = pool[at : at + k - 1]
-            at += k - 1
-        if i != seat:
-            h = int(r["hand_len"][i])
-            new["hand"][i] = np.bincount(pool[at : at + h], minlength=NUM_CODES).astype(np.int8)
-            at += h
-    L = int(r["draw_len"])
-    new["draw"][:L] = pool[at : at + L]
-    at += L
-    assert at == pool.shape[0]
-    for scratch in ("_bot_pos", "_bot_hand", "_bot_need"):  # may hold the hand a bot last planned for
-        new[scratch] = 0
-    return new
 
 
 # -- the re-deal of what a seat has not seen (sample_world, the search bot) --------------------

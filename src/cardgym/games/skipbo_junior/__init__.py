@@ -12,6 +12,7 @@ GAME = GameSpec.from_package(
     __name__,
     title="Skip-Bo Junior",
     gym_name="SkipBoJunior",
+    contract=2,  # the game contract it is written for (docs/api.md, "The game contract")
     utility="head_to_head",
     standing=Standing("stock_left", better="lower"),  # multi-player ratings: fewer stock cards first
     test_configs=[{"num_players": 2}, {"num_players": 4, "must_play": False, "stock_size": 5}],

@@ -12,12 +12,6 @@ from .rules import END_TURN, NUM_PILES, NUM_STACKS, P_MUST_PLAY, TOP, WILD
 
 
 @njit(cache=True)
-def bot_random(s, p, mask):
-    """A uniformly random legal action."""
-    return pick_legal(s, mask)
-
-
-@njit(cache=True)
 def _next_after(h):
     """Value a pile of height ``h`` needs after one more card (a pile reaching 10 restarts at 1)."""
     if h + 1 >= TOP:
@@ -167,4 +161,4 @@ def bot_greedy(s, p, mask):
     return pick_legal(s, mask)
 
 
-BOTS = {"random": bot_random, "greedy": bot_greedy}
+BOTS = {"greedy": bot_greedy}  # after the core's "random" (bot 0)

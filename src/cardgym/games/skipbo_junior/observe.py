@@ -6,7 +6,7 @@ turn order; per-player blocks are player-major).
 
 Every flat vector is written through its `Layout` table (``VECTOR``, and ``STATE`` for the
 full-information vector that ``kernels.state_vector`` writes): the offsets, the documented fields, the
-bounds and the sizes all come from it. `resample_hidden` re-deals what nobody can see.
+bounds and the sizes all come from it. `WORLD` re-deals what nobody can see.
 """
 
 from __future__ import annotations
@@ -168,30 +168,6 @@ ENCODERS = {
 
 
 # -- what nobody sees -------------------------------------------------------------------------------
-
-
-def resample_hidden(record, rules, seat, np_rng):
-    """A copy of ``record`` whose hidden cards (every stock under its top, the draw pile) are dealt
-    again at random. Everything any seat sees is unchanged, so no observation may change."""
-    r = record.copy()
-    n = int(r["num_players"])
-    pool = [r["draw"][: int(r["draw_len"])]]
-    for j in range(n):
-        L = int(r["stock_len"][j])
-        if L > 1:
-            pool.append(r["stock"][j, : L - 1])
-    pool = np.concatenate(pool).astype(np.int8)
-    np_rng.shuffle(pool)
-    at = 0
-    m = int(r["draw_len"])
-    r["draw"][:m] = pool[at:at + m]
-    at += m
-    for j in range(n):
-        L = int(r["stock_len"][j])
-        if L > 1:
-            r["stock"][j, : L - 1] = pool[at:at + L - 1]
-            at += L - 1
-    return r
 
 
 # -- the re-deal of what a seat has not seen (sample_world, the search bot) --------------------

@@ -21,9 +21,9 @@ import numpy as np
 from numba import njit, prange
 
 from ...kit.search import bind_search, budget_bot
-from ...core.rng import next_seed, seed_record, shuffle
+from ...core.rng import next_seed, pick_legal, seed_record, shuffle
 from .observe import _deal_back, resample_seen
-from .bots import bot_greedy, bot_random
+from .bots import bot_greedy
 from .expert import bot_expert
 from .kernels import apply, legal, reset
 from .rules import NUM_ACTIONS, STATE_DTYPE
@@ -57,7 +57,7 @@ def _playout(s, p, me, mask, strong):
         if s.current == me:
             a = bot_expert(s, p, mask) if strong else bot_greedy(s, p, mask)
         else:
-            a = bot_random(s, p, mask)
+            a = pick_legal(s, mask)  # the random bot
         apply(s, p, a)
     return 1 if s.winner == me else 0
 
@@ -133,7 +133,7 @@ def play_vs_random(p, seeds, mc_seat, player, rollouts, fair, strong, recs, raw)
                 else:
                     a = bot_greedy(s, p, mask)
             else:
-                a = bot_random(s, p, mask)
+                a = pick_legal(s, mask)  # the random bot
             apply(s, p, a)
         if s.winner == mc_seat:
             out[g] = 1

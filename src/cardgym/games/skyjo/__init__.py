@@ -14,6 +14,7 @@ GAME = GameSpec.from_package(
     __name__,
     title="Skyjo",
     gym_name="Skyjo",
+    contract=2,  # the game contract it is written for (docs/api.md, "The game contract")
     utility="head_to_head",
     standing=Standing("totals", better="lower"),  # multi-player ratings: lower total first
     test_configs=[{"num_players": 2}, {"num_players": 4, "setup_reveal": "random"},

@@ -1,4 +1,4 @@
-"""Skyjo bots: ``bot_random`` (uniform legal) and ``bot_greedy`` (an expected-value threshold player).
+"""Skyjo bots (after the core's ``random``): ``bot_greedy`` (an expected-value threshold player).
 
 The greedy bot only reads what the seat to act may see: face-up grid cards, the discard pile, the held
 card and the public counters (``seen``: every face-up card; unseen = deck - seen). A face-down card
@@ -52,11 +52,6 @@ TAKE_MARGIN = 1.5  # take the discard if its gain beats the expected gain of dra
 OPP_LAST_TURN = 8.0  # margin: how much an opponent may still improve before the round ends
 PATIENCE = 30  # turns per player in a round after which the bot goes out regardless
 STUCK_ROUNDS = 2  # ... or after this many rounds of turns in which nobody revealed a card
-
-
-@njit(cache=True)
-def bot_random(s, p, mask):
-    return pick_legal(s, mask)
 
 
 @njit(cache=True)
@@ -227,4 +222,4 @@ def bot_greedy(s, p, mask):
 
 
 #: the simple bots, in the order of the compiled dispatch (then ``expert.BOTS``, ``search.BOTS``)
-BOTS = {"random": bot_random, "greedy": bot_greedy}
+BOTS = {"greedy": bot_greedy}  # after the core's "random" (bot 0)

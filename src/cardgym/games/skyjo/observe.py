@@ -5,8 +5,8 @@
 - ``"dict"``: `dict_encode` into the `dict_space` of readable grids and counters.
 
 `state_size` is the length of ``kernels.state_vector``: the vector observation seen from seat 0 with
-every face-down card shown, then the top of the draw pile. `resample_hidden` re-deals the face-down
-cards and the draw pile.
+every face-down card shown, then the top of the draw pile. `WORLD` re-deals the face-down cards and
+the draw pile.
 """
 
 from __future__ import annotations
@@ -138,26 +138,6 @@ def dict_encode(r, rules, seat) -> dict:
         "discard_size": np.array(dl, np.int32),
         "unseen": (DECK_COUNTS.astype(np.int32) - seen),
     }
-
-
-def resample_hidden(r, rules, seat, np_rng):
-    """A copy of record ``r`` where every card hidden from ``seat`` (face-down grid cards of every seat,
-    the draw pile) is re-dealt at random among those places. In Skyjo no seat knows more than another
-    (a seat does not know its own face-down cards), so this is the same for every ``seat``."""
-    arr = np.zeros(1, r.dtype)
-    arr[0] = r
-    out = arr.view(np.recarray)[0]
-    n = int(out["num_players"])
-    grid = out["grid"]  # views into arr
-    hid = np.argwhere(np.asarray(out["up"])[:n] == HIDDEN)
-    dl = int(out["draw_len"])
-    draw = out["draw"]
-    pool = np.concatenate([grid[hid[:, 0], hid[:, 1]], draw[:dl]])
-    pool = np_rng.permutation(pool)
-    grid[hid[:, 0], hid[:, 1]] = pool[: len(hid)]
-    draw[:dl] = pool[len(hid):]
-    out["buf"][:] = 0  # the scratch pile holds the round's deal order
-    return out
 
 
 ENCODERS = {

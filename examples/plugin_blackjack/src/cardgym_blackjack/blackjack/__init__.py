@@ -51,6 +51,7 @@ GAME = GameSpec.from_package(
     __name__,
     title="Blackjack",
     gym_name="Blackjack",
+    contract=2,  # the game contract it is written for (docs/api.md, "The game contract")
     utility="house",
     test_configs=[{"num_players": 1}, {"num_players": 3}, {"num_players": 4, "dealer_hits_soft_17": True}],
 )

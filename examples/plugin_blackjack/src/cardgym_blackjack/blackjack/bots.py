@@ -4,15 +4,8 @@ from __future__ import annotations
 
 from numba import njit
 
-from cardgym.kit import pick_legal
 
 from .rules import HIT, STAND, hand_total
-
-
-@njit(cache=True)
-def bot_random(s, p, mask):
-    """A uniformly random legal action."""
-    return pick_legal(s, mask)
 
 
 @njit(cache=True)
@@ -23,4 +16,4 @@ def bot_greedy(s, p, mask):
     return HIT if mask[HIT] and total < 17 else STAND
 
 
-BOTS = {"random": bot_random, "greedy": bot_greedy}
+BOTS = {"greedy": bot_greedy}  # after the core's "random" (bot 0)

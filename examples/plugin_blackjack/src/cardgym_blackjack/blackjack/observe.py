@@ -1,5 +1,5 @@
-"""Blackjack observations: the compiled "vector" encoder and what a seat cannot see (`resample_hidden`,
-and `WORLD`, the compiled re-deal behind ``sample_world`` and the ``search`` bot).
+"""Blackjack observations: the compiled "vector" encoder and what a seat cannot see
+(`WORLD`, the compiled re-deal behind ``sample_world`` and the ``search`` bot).
 
 Every player's cards are dealt face up, so a seat sees every hand at the table and the dealer's up
 card; it never sees the dealer's hole card (until the game is over) or the order of the shoe. Every
@@ -69,22 +69,6 @@ ENCODERS = {
     "vector": FlatEncoder("vector", vector_layout, kernel=observe_vector,
                           doc="dealer's up card, every hand's total, softness, size and state, the shoe's size"),
 }
-
-
-def resample_hidden(r, rules, seat, np_rng):
-    """A copy of record ``r`` with what no seat sees re-dealt: the shoe's order and, while the game
-    runs, the dealer's hole card (pooled with the shoe)."""
-    arr = np.zeros(1, r.dtype)
-    arr[0] = r
-    out = arr.view(np.recarray)[0]
-    dl = int(out["draw_len"])
-    running = int(out["status"]) == 0
-    pool = out["draw"][:dl].tolist() + ([int(out["dealer"][1])] if running else [])
-    pool = np_rng.permutation(np.asarray(pool, np.int64)).tolist()
-    if running:
-        out["dealer"][1] = pool.pop()
-    out["draw"][:dl] = pool
-    return out
 
 
 # -- the re-deal of what a seat has not seen (sample_world, the search bot) --------------------
