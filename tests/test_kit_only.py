@@ -102,3 +102,35 @@ def test_the_scan_sees_what_it_must_refuse(tmp_path):
 def test_every_game_is_scanned():
     names = {p.name for p, _ in PACKAGES}
     assert {"skyjo", "skipbo", "skipbo_junior", "_shared", "crazy_eights"} <= names
+
+
+def test_a_helper_module_in_a_game_folder_loads_and_stamps_the_cache(tmp_path, monkeypatch):
+    """A game folder may hold helper modules ``_*.py``: `GameSpec.from_package` loads a game whose
+    kernels import compiled functions from one, and the kernel cache's staleness stamp covers it (an
+    edit of the helper drops the cached kernels), as it does the game's own modules."""
+    import importlib
+    import shutil
+    import sys
+
+    from cardgym.core.cache import source_tag, sources_stamp
+    from cardgym.kit import GameSpec
+
+    folder = tmp_path / "ce_helpers"
+    shutil.copytree(CRAZY, folder, ignore=shutil.ignore_patterns("__pycache__"))
+    (folder / "_helpers.py").write_text("from numba import njit\n\n\n@njit(cache=True)\ndef twice(x):\n"
+                                        "    return 2 * x\n")
+    kernels = folder / "kernels.py"
+    kernels.write_text(kernels.read_text().replace("from .rules import", "from ._helpers import twice  # noqa: F401\n"
+                                                   "from .rules import", 1))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    try:
+        game = importlib.import_module("ce_helpers").GAME
+        assert isinstance(game, GameSpec) and game.name == "ce_helpers"
+        assert importlib.import_module("ce_helpers.kernels").twice(3) == 6
+    finally:
+        for mod in [m for m in sys.modules if m == "ce_helpers" or m.startswith("ce_helpers.")]:
+            del sys.modules[mod]
+    before, tag = sources_stamp(folder), source_tag("ce_helpers_probe", folder)
+    (folder / "_helpers.py").write_text((folder / "_helpers.py").read_text().replace("2 * x", "x + x"))
+    assert sources_stamp(folder) != before
+    assert source_tag("ce_helpers_probe2", folder) != tag
