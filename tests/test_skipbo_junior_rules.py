@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from cardgym.games.skipbo_junior import GAME
-from cardgym.games.skipbo_junior.observe import state_layout, vector_layout
+from cardgym.games.skipbo_junior.observe import STATE, VECTOR
 from cardgym.games.skipbo_junior.rules import JuniorRules
 from cardgym.games.skipbo_junior.text import action_to_str
 from cardgym.eval import match as eval_match
@@ -443,7 +443,7 @@ def test_vector_observation_fields():
     # every field within its bounds
     lo, hi = GAME.encoders["vector"].bounds(g.rules)
     for seat in range(3):
-        flat = np.concatenate([g.obs(seat)[f.name] for f in vector_layout(g.rules)])
+        flat = np.concatenate([g.obs(seat)[f.name] for f in VECTOR.fields(g.rules)])
         assert ((flat >= lo) & (flat <= hi)).all()
 
 
@@ -462,7 +462,7 @@ def test_dict_and_state_and_render():
     size = GAME.state_size(g.rules)
     out = np.zeros(size, np.float32)
     GAME.state_vector(g.s, g.p, out)
-    assert size == sum(f.size for f in state_layout(g.rules))
+    assert size == sum(f.size for f in STATE.fields(g.rules))
     text = GAME.render_ansi(g.s, g.rules)
     assert "build piles" in text and "##" in text and "player_3" in text
 

@@ -77,7 +77,7 @@ def test_layout_offsets_sizes_and_fields():
 def test_encoders_and_state_are_sized_by_their_layout(game, observe, n):
     rules = game.make_rules(num_players=n)
     assert game.encoders["vector"].size(rules) == observe.VECTOR.size(n)
-    assert game.state_size(rules) == observe.STATE.size(n) == sum(f.size for f in observe.state_layout(rules))
+    assert game.state_size(rules) == observe.STATE.size(n) == sum(f.size for f in observe.STATE.fields(rules))
     st = game.new_states(1)
     game.compiled().reset_one(st, 0, rules.params(), 5, np.zeros(1, np.int8), 0, np.zeros(game.num_actions, np.int8))
     out = np.full(game.state_size(rules), np.nan, np.float32)

@@ -12,6 +12,8 @@ import textwrap
 
 import cardgym
 
+from .core.rules import HELP
+
 
 class HelpFormatter(argparse.RawDescriptionHelpFormatter):
     """Keeps descriptions and epilogs as written and adds ``(default: X)`` to every option whose help
@@ -33,7 +35,20 @@ def plain(text: str) -> str:
 
 
 def option_help(rules_cls) -> dict:
-    """``{option: description}`` from the ``- ``name``: text`` list of a Rules class docstring."""
+    """``{option: description}`` of a Rules class, as plain text: each option's help given beside it
+    (``kit.option(default, help)``, the field's metadata); an option declared without it falls back to
+    its item in the ``- ``name``: text`` list of the class docstring (how games written before
+    ``option`` existed, the Blackjack example among them, describe their options)."""
+    out = _docstring_help(rules_cls)
+    for f in dataclasses.fields(rules_cls):
+        text = f.metadata.get(HELP)
+        if text:
+            out[f.name] = text
+    return {k: plain(v) for k, v in out.items()}
+
+
+def _docstring_help(rules_cls) -> dict:
+    """``{option: text}`` from the ``- ``name``: text`` list of a Rules class docstring."""
     out: dict = {}
     cur = None
     for line in (inspect.getdoc(rules_cls) or "").splitlines():
@@ -45,7 +60,7 @@ def option_help(rules_cls) -> dict:
             out[cur] += " " + line.strip()
         else:
             cur = None
-    return {k: plain(v) for k, v in out.items()}
+    return out
 
 
 def rule_defaults(rules_cls) -> dict:

@@ -64,6 +64,35 @@ class Rules:
     def option_names(cls) -> list:
         return [f.name for f in dataclasses.fields(cls)]
 
+    @classmethod
+    def option_help(cls) -> dict:
+        """``{option: help}`` of every option declared with `option` (``help=``); options declared
+        without it are left out."""
+        return {f.name: f.metadata[HELP] for f in dataclasses.fields(cls) if f.metadata.get(HELP)}
+
+
+#: the key of an option's help text in its dataclass field's ``metadata`` (`option`)
+HELP = "help"
+
+
+def option(default: Any, help: str) -> Any:
+    """A rule option of a game's ``Rules`` dataclass, its default and its help side by side::
+
+        @dataclass(frozen=True)
+        class MyRules(Rules):
+            num_players: int = option(2, "2..4.")
+            target: int = option(100, "the game ends when a score reaches it.")
+
+    The help text (backticks allowed, shown as plain text) is what the ``--option`` flags of the
+    commands (``cardgym play --help``, ``cardgym train --help``) and the web form's option list say. It is ``dataclasses.field(default=default,
+    metadata={"help": help})``; a default must be immutable (a number, text, ``None``, a tuple)."""
+    if not isinstance(help, str) or not help.strip():
+        raise TypeError(f"option(): help must be a non-empty str describing the option, got {help!r}")
+    if isinstance(default, (list, dict, set)):
+        raise TypeError(f"option(): the default must be immutable (a number, text, None or a tuple), "
+                        f"got a {type(default).__name__} {default!r}")
+    return dataclasses.field(default=default, metadata={HELP: help.strip()})
+
 
 #: largest value of an integer option: the kernels' parameter vector is int32
 INT_OPTION_MAX = 2**31 - 1

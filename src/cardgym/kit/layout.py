@@ -4,8 +4,9 @@ A `Layout` is the ordered table of a flat float32 vector's fields. Each `Slot` i
 ``per_seat * num_players + fixed``, so the offset of every field is also ``a * num_players + b`` with
 two integers known when the module is imported: `Layout.at` gives them as a tuple, which a compiled
 kernel reads as a compile-time constant (a module global) and turns into an offset with `offset`. The
-same table gives the encoder's documented `cardgym.core.game.Field` list (`Layout.fields`) and its
-size, so the kernel, the docs, the bounds and the size cannot drift apart::
+same table gives the encoder's documented `cardgym.core.game.Field` list (`Layout.fields`), its
+size and the encoder itself (`Layout.encoder`), so the kernel, the docs, the bounds and the size
+cannot drift apart::
 
     VECTOR = Layout(Slot("hand", 0, 13, 0, 5, "own hand"), Slot("stock_size", 1, 0, 0, 30, "per seat"))
     O_STOCK_SIZE = VECTOR.at("stock_size")       # (0, 13): offset 0 * n + 13
@@ -13,6 +14,8 @@ size, so the kernel, the docs, the bounds and the size cannot drift apart::
     @njit
     def observe(s, p, seat, out):
         o = offset(O_STOCK_SIZE, s.num_players)
+
+    ENCODERS = {"vector": VECTOR.encoder(observe, doc="own hand, stock sizes")}
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ from typing import Any, Callable, Union
 
 from numba import njit
 
-from ..core.game import Field
+from ..core.game import Field, FlatEncoder
 
 
 @dataclass(frozen=True)
@@ -81,6 +84,18 @@ class Layout:
             Field(s.name, s.size(n), s.low, s.high(rules) if callable(s.high) else s.high, s.doc)
             for s in self.slots
         ]
+
+    def encoder(self, kernel, name: str = "vector", doc: str = "") -> FlatEncoder:
+        """The `FlatEncoder` ``name`` whose compiled ``kernel(s, p, seat, out)`` fills this layout:
+        its documented fields, bounds and size are this table's (``ENCODERS = {"vector":
+        VECTOR.encoder(observe_vector, doc="...")}``; no layout function to write)."""
+        if not isinstance(name, str) or not name.isidentifier():
+            raise ValueError(f"Layout.encoder: name must be an encoder name such as 'vector' (letters, digits, "
+                             f"_), got {name!r}")
+        if not callable(kernel):
+            raise TypeError(f"Layout.encoder {name!r}: kernel must be the compiled observe function "
+                            f"kernel(s, p, seat, out), got {kernel!r}")
+        return FlatEncoder(name, self.fields, kernel, doc)
 
 
 @njit(cache=True)

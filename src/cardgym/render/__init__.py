@@ -73,4 +73,13 @@ def ansi(game_spec, record, rules, viewer=None, color: bool = False) -> str:
     return draw(scene(game_spec, record, rules, viewer), color=color)
 
 
-__all__ = ["Card", "Palette", "Pile", "Region", "Scene", "ansi", "image", "rgb_array", "scene"]
+def size_change(before: Scene, after: Scene) -> str:
+    """Why the picture of scene ``after`` is not the size of ``before``'s: the piles that grew or shrank
+    (region, label, cards then and now) and the regions whose rows or lines changed in number; "" when
+    their layouts match (`cardgym.render.draw_rgb.size_change`; no Pillow needed)."""
+    from .draw_rgb import size_change as explain
+
+    return explain(before, after)
+
+
+__all__ = ["Card", "Palette", "Pile", "Region", "Scene", "ansi", "image", "rgb_array", "scene", "size_change"]

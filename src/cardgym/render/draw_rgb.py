@@ -101,6 +101,68 @@ def region_size(reg: Region) -> tuple:
     return w + 2 * PAD, h + 2 * PAD + 4
 
 
+def _pile_words(p: Pile) -> str:
+    name = f"pile {p.label!r}" if p.label else "an unlabelled pile"
+    return f'{name} ("{p.layout}" layout)'
+
+
+def _pile_change(where: str, a: Pile, b: Pile) -> str | None:
+    """What makes pile ``b`` drawn at another size than ``a`` (same place in the scene), or None."""
+    if a.layout != b.layout:
+        return f"{where}: {_pile_words(a)} became a \"{b.layout}\" pile"
+    if pile_size(a) != pile_size(b):
+        if a.layout == "row":
+            verb = "grew" if len(b.cards) > len(a.cards) else "shrank"
+            return (f"{where}: {_pile_words(b)} {verb} from {len(a.cards)} to {len(b.cards)} cards, so its "
+                    f"width went from {pile_size(a)[0]} to {pile_size(b)[0]} px (a \"row\" pile is as wide as "
+                    f"its cards: give it a fixed number of slots, empty cards where none lies, or lay it out "
+                    f"as a \"fan\" with fan_slots or a \"stack\")")
+        return (f"{where}: {_pile_words(b)} reserves room for {b.fan_slots} cards (fan_slots), it reserved "
+                f"{a.fan_slots} before (keep fan_slots fixed: older cards are summarised as +k)")
+    if bool(a.caption) != bool(b.caption):
+        return f"{where}: {_pile_words(b)} {'gained' if b.caption else 'lost'} its caption (label/note)"
+    return None
+
+
+def _region_name(i: int | None, reg: Region) -> str:
+    return f"the table region {reg.title!r}" if i is None else f"player region {i} {reg.title!r}"
+
+
+def size_change(before: Scene, after: Scene, limit: int = 5) -> str:
+    """Why the picture of ``after`` is not the size of ``before`` (two scenes of one game): each pile
+    that grew or shrank (its region, its label, its cards then and now), each region whose rows or text
+    lines changed in number, at most ``limit`` of them; "" when nothing in the layout differs.
+
+    A game's frames must keep one size (`scene_size` depends only on the layout, never on the values):
+    this names what broke that, for the check that finds frames of two sizes."""
+    found = []
+    if len(before.lines) != len(after.lines):
+        found.append(f"the scene has {len(after.lines)} text lines, it had {len(before.lines)}")
+    if len(before.players) != len(after.players):
+        found.append(f"the scene has {len(after.players)} player regions, it had {len(before.players)}")
+    pairs = [(None, before.table, after.table)] + list(zip(range(len(after.players)), before.players, after.players))
+    for i, ra, rb in pairs:
+        name = _region_name(i, rb)
+        if len(ra.lines) != len(rb.lines):
+            found.append(f"{name} has {len(rb.lines)} text lines, it had {len(ra.lines)}")
+        if ra.min_width != rb.min_width:
+            found.append(f"{name} has min_width {rb.min_width}, it had {ra.min_width}")
+        rows_a, rows_b = [r for r in ra.rows if r], [r for r in rb.rows if r]
+        if len(rows_a) != len(rows_b):
+            found.append(f"{name} has {len(rows_b)} rows of piles, it had {len(rows_a)}")
+            continue
+        for k, (row_a, row_b) in enumerate(zip(rows_a, rows_b)):
+            if len(row_a) != len(row_b):
+                found.append(f"{name}, row {k}: {len(row_b)} piles, it had {len(row_a)}")
+                continue
+            for pa, pb in zip(row_a, row_b):
+                change = _pile_change(f"{name}, row {k}", pa, pb)
+                if change:
+                    found.append(change)
+    more = f"; and {len(found) - limit} more" if len(found) > limit else ""
+    return "; ".join(found[:limit]) + more
+
+
 # ------------------------------------------------------------------------------------------- cards
 
 

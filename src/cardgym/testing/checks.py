@@ -609,22 +609,32 @@ def check_render(ctx: Context) -> None:
     raw = ctx.raw(render_mode="rgb_array")
     raw.reset(seed=ctx.seed)
     rng = ctx.rng(11)
-    shapes = set()
+    first = []  # (shape, scene, what) of the first frame
+
+    def same_size(shape, viewer, what):
+        scene = render.scene(ctx.game, raw.record, raw.rules, viewer)
+        if not first:
+            first.append((shape, scene, what))
+        elif shape != first[0][0]:
+            why = render.size_change(first[0][1], scene) or "no pile, row or text line changed in number or size"
+            raise AssertionError(f"frames of one game change size: {first[0][0]} ({first[0][2]}) then {shape} "
+                                 f"({what}): {why}")
+
     guard = 0
     while raw.agents and guard < ctx.steps:
         guard += 1
         frame = raw.render()
         assert isinstance(frame, np.ndarray) and frame.dtype == np.uint8 and frame.ndim == 3 and frame.shape[2] == 3
-        shapes.add(frame.shape)
+        same_size(frame.shape, None, f"the public view at step {guard}")
         seat = int(raw.record["current"])
-        shapes.add(render.rgb_array(ctx.game, raw.record, raw.rules, viewer=seat).shape)
+        same_size(render.rgb_array(ctx.game, raw.record, raw.rules, viewer=seat).shape, seat,
+                  f"seat {seat}'s view at step {guard}")
         agent = raw.agent_selection
         if raw.terminations[agent] or raw.truncations[agent]:
             raw.step(None)
             continue
         raw.step(int(rng.choice(np.flatnonzero(raw.action_mask()))))
-    shapes.add(raw.render().shape)
-    assert len(shapes) == 1, f"frames of one game change size: {sorted(shapes)}"
+    same_size(raw.render().shape, None, "the public view at the end")
 
 
 def golden_text(name: str, options: dict, seed: int = 0, decisions: int = 60) -> str:

@@ -11,8 +11,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from cardgym.core.worlds import Hidden
-from cardgym.kit import DictEncoder, FlatEncoder, Layout, Slot, offset, shuffled_pool
+from cardgym.kit import DictEncoder, Hidden, Layout, Slot, offset, shuffled_pool
 
 from .rules import DECK_SIZE, NUM_SUITS, PH_SUIT
 
@@ -31,11 +30,6 @@ VECTOR = Layout(
 O_HAND, O_TOP, O_DISCARDS, O_SUIT = (VECTOR.at(k) for k in ("hand", "top", "discards", "suit"))
 O_NAMING, O_DRAW, O_SIZES, O_TO_ACT = (VECTOR.at(k) for k in ("naming", "draw_size", "hand_sizes", "to_act"))
 SIZE = VECTOR.total
-
-
-def vector_layout(rules) -> list:
-    """The "vector" observation's `Field` table under ``rules``."""
-    return VECTOR.fields(rules)
 
 
 @njit(cache=True)
@@ -105,8 +99,8 @@ def dict_encode(r, rules, seat) -> dict:
 
 
 ENCODERS = {
-    "vector": FlatEncoder("vector", vector_layout, kernel=observe_vector,
-                          doc="own hand, discard top and pile, suit to follow, hand and pile sizes"),
+    "vector": VECTOR.encoder(observe_vector,
+                             doc="own hand, discard top and pile, suit to follow, hand and pile sizes"),
     "dict": DictEncoder("dict", dict_space, dict_encode,
                         doc="own hand (by card code), discard top, suit, pile sizes, hand sizes"),
 }

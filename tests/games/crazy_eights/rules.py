@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from cardgym.kit import Rules, check_choice, check_int, state_dtype
+from cardgym.kit import Rules, check_choice, check_int, option, state_dtype
 
 NUM_SUITS, NUM_RANKS = 4, 8
 DECK_SIZE = NUM_SUITS * NUM_RANKS  # 32: the piquet deck
@@ -57,19 +57,17 @@ STATE_DTYPE = state_dtype(MAX_PLAYERS, FIELDS)
 class CrazyEightsRules(Rules):
     """Every rule option of Crazy Eights (see the game's page).
 
-    - ``num_players``: 2..4.
-    - ``hand_size``: cards dealt to each player, 1 .. 31 // num_players (default 5).
-    - ``max_turns``: turn cap; reaching it ends the episode as truncated (default 300).
-    - ``reward``: ``"win"`` only (+1 to the player who empties their hand, -1 to the others, 0 to all
-      on a blocked game or a truncation).
+    Each option's help is given beside it (`option`).
     """
 
     game_name = "crazy_eights"
 
-    num_players: int = 2
-    hand_size: int = 5
-    max_turns: int = 300
-    reward: str = "win"
+    num_players: int = option(2, "2..4.")
+    hand_size: int = option(5, "cards dealt to each player, 1 .. 31 // num_players (default 5).")
+    max_turns: int = option(300, "turn cap; reaching it ends the episode as truncated (default 300).")
+    reward: str = option("win",
+        '``"win"`` only (+1 to the player who empties their hand, -1 to the others, 0 to all on a '
+        "blocked game or a truncation).")
 
     def _validate(self):
         check_int("num_players", self.num_players, MIN_PLAYERS, MAX_PLAYERS)

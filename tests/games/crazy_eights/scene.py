@@ -7,7 +7,7 @@ the draw pile is a stack of backs, the discard pile shows its top.
 
 from __future__ import annotations
 
-from cardgym.render.scene import BACK, VALUE, Card, Palette, Pile, Region, Scene
+from cardgym.kit import BACK, VALUE, Card, Palette, Pile, Region, Scene
 
 from .kernels import playable
 from .rules import DECK_SIZE, PH_SUIT, SUIT_NAMES

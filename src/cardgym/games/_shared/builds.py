@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from numba import njit
 
-from ...kit.cards import refill_from
+from ...kit import refill_from
 
 WILD = 0
 #: build-direction codes (Skip-Bo's ``build_directions`` option; Junior's piles are all ascending)

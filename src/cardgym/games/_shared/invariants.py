@@ -9,7 +9,7 @@ from typing import Callable
 
 import numpy as np
 
-from ...core.invariants import all_in_range, bad, in_range
+from ...kit import all_in_range, bad, in_range
 
 
 def check_build_piles(r, num_piles: int, top: int, wild: int, values: Callable[[int, int, int], np.ndarray]):

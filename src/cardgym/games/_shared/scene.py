@@ -3,7 +3,7 @@ piles with the draw pile and the completed stack (the record fields both games s
 
 from __future__ import annotations
 
-from ...render.scene import BACK, VALUE, WILD, Card, Pile, Region
+from ...kit import BACK, VALUE, WILD, Card, Pile, Region
 
 
 def card(code) -> Card:

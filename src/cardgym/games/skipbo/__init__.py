@@ -1,6 +1,6 @@
 """Skip-Bo (Mattel): classic, teams, quick, match scoring and variants. See docs/skipbo.md."""
 
-from ...core.game import GameSpec, Standing
+from ...kit import GameSpec, Standing
 from .._shared import presets
 
 GAME = GameSpec.from_package(

@@ -25,7 +25,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ...core.rng import pick_legal
+from ...kit import pick_legal
 from .kernels import disc_top, need, next_need, partner_of, pile_step, stock_top
 from .rules import (
     A_DISCARD,

@@ -41,7 +41,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from ...core.rng import pick_legal
+from ...kit import pick_legal
 from .bots import disc_action
 from .kernels import disc_top, need, next_need, partner_of, pile_step, stock_top
 from .rules import (

@@ -8,15 +8,13 @@ from __future__ import annotations
 
 from numba import njit
 
-from ...core.game import RUNNING, TERMINATED, TRUNCATED
-from ...core.prefetch import prefetch_row
-from ...core.rng import below
+from ...kit import (
+    RUNNING, TERMINATED, TRUNCATED, below, clear_mask, clear_reward, deck_order, offset, prefetch_row,
+    refill_from, start_record,
+)
 from .._shared import builds
 from .._shared.builds import pile_need, recyclable, recycle
 from .._shared.builds import play as build_play
-from ...kit.cards import deck_order, refill_from
-from ...kit.header import clear_mask, clear_reward, start_record
-from ...kit.layout import offset
 from .observe import SEAT_BLOCK, STATE
 from .rules import (
     A_DISCARD,

@@ -18,11 +18,8 @@ import numpy as np
 from gymnasium import spaces
 from numba import njit
 
-from ...core.game import RUNNING, DictEncoder, FlatEncoder
-from ...core.worlds import Hidden
-from ...kit.search import shuffled_pool
+from ...kit import RUNNING, DictEncoder, Hidden, Layout, Slot, offset, shuffled_pool
 from .._shared.builds import needs, pile_need
-from ...kit.layout import Layout, Slot, offset
 from .rules import DECK_SIZE, NUM_CODES, NUM_DISCARDS, NUM_PILES, P_DIRECTIONS, P_TEAMS, TOP
 
 CODE_DOC = "index 0 = wild, 1..12 = that value"
@@ -82,9 +79,7 @@ STATE = Layout(
 )
 
 
-#: rules -> the `Field` tables (docs, bounds) and the size of the state vector
-vector_layout = VECTOR.fields
-state_layout = STATE.fields
+#: rules -> the size of the state vector
 state_size = STATE.size_of
 
 
@@ -221,10 +216,10 @@ def dict_encode(rec, rules, seat: int) -> dict:
 
 
 ENCODERS = {
-    "vector": FlatEncoder(
-        "vector", vector_layout, observe_vector,
-        "flat float32: own hand counts, every seat's stock top/size and open discard piles (relative "
-        "seats), build piles, pile sizes, turn phase, match totals",
+    "vector": VECTOR.encoder(
+        observe_vector,
+        doc="flat float32: own hand counts, every seat's stock top/size and open discard piles (relative "
+            "seats), build piles, pile sizes, turn phase, match totals",
     ),
     "dict": DictEncoder("dict", dict_space, dict_encode, "structured view of the same information"),
 }

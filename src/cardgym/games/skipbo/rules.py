@@ -11,8 +11,7 @@ from typing import Optional, Union
 
 import numpy as np
 
-from ...core.game import state_dtype
-from ...core.rules import REWARD_CODES, Rules, check_bool, check_choice, check_int
+from ...kit import REWARD_CODES, Rules, check_bool, check_choice, check_int, option, state_dtype
 from .._shared.builds import ASCENDING, TWO_UP_TWO_DOWN
 
 NUM_CODES = 13  # card codes 0 (wild) .. 12
@@ -118,46 +117,44 @@ def default_stock_size(num_players: int) -> int:
 class SkipBoRules(Rules):
     """Every rule option of Skip-Bo (defaults = the Mattel rules; see docs/skipbo.md).
 
-    - ``num_players``: 2..6.
-    - ``stock_size``: cards per stock; ``None`` (default) = 30 with 2-4 players, 20 with 5-6. Any size
-      the deck can deal (``1 .. 162 // num_players``) is allowed: the *quick* variant is e.g. 10 or 15.
-    - ``first_player``: a seat (default 0) or ``"random"``. Later hands of a match rotate the start.
-    - ``recycle``: ``"when_empty"`` (default: the completed stack is shuffled into a new draw pile when a
-      card must be drawn from an empty draw pile) or ``"immediately"`` (each completed build pile is
-      shuffled under the draw pile as soon as it completes).
-    - ``recycle_build_piles``: (default True, Mattel electronic edition) when a card must be drawn and
-      neither the draw pile nor the completed stack has any, the cards under each build pile's top card
-      are shuffled into a new draw pile.
-    - ``stall_rounds``: the hand is a draw after ``stall_rounds * num_players`` turns in a row with no card
-      played to a build pile while nothing can be drawn or recycled (default 2; ``None`` or 0 = off).
-    - ``max_turns``: turn cap of the episode (turns, not actions); reaching it truncates (default 3000).
-    - ``match_target``: ``None`` (default, one hand is the episode) or the points total (500 officially)
-      that ends a match of several hands.
-    - ``stock_points``: True (default): a hand's winner scores 25 + 5 per card left in the opponents'
-      stocks; False: 25 only.
-    - ``teams``: partnership play (4 or 6 players; seat i's partner is (i + n/2) mod n).
-    - ``wild_must_be_covered``: a wild may go on a build pile only when the same player can cover it at
-      once with the numbered card that follows; that covering play is then forced.
-    - ``build_directions``: ``"ascending"`` (default) or ``"two_up_two_down"`` (build piles 2 and 3 go
-      12 -> 1; no publisher source).
-    - ``reward``: ``"win"`` (default) or ``"score"``.
+    Each option's help is given beside it (`option`).
     """
 
     game_name = "skipbo"
 
-    num_players: int = 2
-    stock_size: Optional[int] = None
-    first_player: Union[int, str] = 0
-    recycle: str = "when_empty"
-    recycle_build_piles: bool = True
-    stall_rounds: Optional[int] = DEFAULT_STALL_ROUNDS
-    max_turns: int = DEFAULT_MAX_TURNS
-    match_target: Optional[int] = None
-    stock_points: bool = True
-    teams: bool = False
-    wild_must_be_covered: bool = False
-    build_directions: str = "ascending"
-    reward: str = "win"
+    num_players: int = option(2, "2..6.")
+    stock_size: Optional[int] = option(None,
+        "cards per stock; ``None`` (default) = 30 with 2-4 players, 20 with 5-6. Any size the deck can "
+        "deal (``1 .. 162 // num_players``) is allowed: the *quick* variant is e.g. 10 or 15.")
+    first_player: Union[int, str] = option(0,
+        'a seat (default 0) or ``"random"``. Later hands of a match rotate the start.')
+    recycle: str = option("when_empty",
+        '``"when_empty"`` (default: the completed stack is shuffled into a new draw pile when a card '
+        'must be drawn from an empty draw pile) or ``"immediately"`` (each completed build pile is '
+        "shuffled under the draw pile as soon as it completes).")
+    recycle_build_piles: bool = option(True,
+        "(default True, Mattel electronic edition) when a card must be drawn and neither the draw pile "
+        "nor the completed stack has any, the cards under each build pile's top card are shuffled into "
+        "a new draw pile.")
+    stall_rounds: Optional[int] = option(DEFAULT_STALL_ROUNDS,
+        "the hand is a draw after ``stall_rounds * num_players`` turns in a row with no card played to "
+        "a build pile while nothing can be drawn or recycled (default 2; ``None`` or 0 = off).")
+    max_turns: int = option(DEFAULT_MAX_TURNS,
+        "turn cap of the episode (turns, not actions); reaching it truncates (default 3000).")
+    match_target: Optional[int] = option(None,
+        "``None`` (default, one hand is the episode) or the points total (500 officially) that ends a "
+        "match of several hands.")
+    stock_points: bool = option(True,
+        "True (default): a hand's winner scores 25 + 5 per card left in the opponents' stocks; False: "
+        "25 only.")
+    teams: bool = option(False, "partnership play (4 or 6 players; seat i's partner is (i + n/2) mod n).")
+    wild_must_be_covered: bool = option(False,
+        "a wild may go on a build pile only when the same player can cover it at once with the numbered "
+        "card that follows; that covering play is then forced.")
+    build_directions: str = option("ascending",
+        '``"ascending"`` (default) or ``"two_up_two_down"`` (build piles 2 and 3 go 12 -> 1; no '
+        "publisher source).")
+    reward: str = option("win", '``"win"`` (default) or ``"score"``.')
 
     def _validate(self):
         check_int("num_players", self.num_players, MIN_PLAYERS, MAX_PLAYERS)

@@ -8,9 +8,9 @@ highlighted (read from the game's legal-action mask).
 
 from __future__ import annotations
 
-from ...core.game import RUNNING, TRUNCATED
-from ...render._common import check_viewer, legal_mask, you
-from ...render.scene import BACK, EMPTY, Card, Palette, Pile, Region, Scene
+from ...kit import (
+    BACK, EMPTY, RUNNING, TRUNCATED, Card, Palette, Pile, Region, Scene, check_viewer, legal_mask, you,
+)
 from .._shared.builds import needs
 from .._shared.scene import build_piles_region, card
 from .rules import (

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from numba import njit
 
-from ...kit.search import bind_search, budget_bot
+from ...kit import bind_search, budget_bot
 from .observe import resample_seen
 from .bots import bot_greedy
 from .expert import bot_expert

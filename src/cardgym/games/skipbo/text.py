@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ...core.game import RUNNING, TERMINATED, TRUNCATED
+from ...kit import RUNNING, TERMINATED, TRUNCATED
 from .._shared.builds import needs
 from .rules import (
     A_DISCARD,

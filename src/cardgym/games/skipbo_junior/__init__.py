@@ -5,7 +5,7 @@ observation layouts. The deal, the build piles and the recycling are the Skip-Bo
 ``games/_shared``.
 """
 
-from ...core.game import GameSpec, Standing
+from ...kit import GameSpec, Standing
 from .._shared import presets
 
 GAME = GameSpec.from_package(

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from numba import njit
 
-from ...core.rng import pick_legal
+from ...kit import pick_legal
 from .kernels import stack_top, stock_top, wanted
 from .rules import END_TURN, NUM_PILES, NUM_STACKS, P_MUST_PLAY, TOP, WILD
 

@@ -32,7 +32,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from ...core.rng import pick_legal
+from ...kit import pick_legal
 from .bots import cut_stack, stack_topped
 from .kernels import stock_top
 from .rules import END_TURN, NUM_CODES, NUM_PILES, NUM_STACKS, P_MUST_PLAY, TOP, WILD

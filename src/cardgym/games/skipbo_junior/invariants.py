@@ -10,9 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...core.game import RUNNING, TERMINATED
+from ...kit import RUNNING, TERMINATED, all_equal, all_in_range, bad, check_codes, in_range, same_cards
 from .._shared.invariants import check_build_piles, check_pile_lengths, check_stall
-from ...core.invariants import all_equal, all_in_range, bad, check_codes, in_range, same_cards
 from .rules import DECK_SIZE, FULL_DECK, MAX_STOCK, NUM_CODES, NUM_PILES, NUM_STACKS, TOP, WILD
 
 

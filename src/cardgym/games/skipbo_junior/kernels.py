@@ -9,12 +9,11 @@ from __future__ import annotations
 
 from numba import njit
 
-from ...core.game import RUNNING, TERMINATED, TRUNCATED
-from ...core.rng import below
+from ...kit import (
+    RUNNING, TERMINATED, TRUNCATED, below, clear_mask, clear_reward, count_values, deck_order, load_pile,
+    offset, pop, push, start_record, top,
+)
 from .._shared.builds import ASCENDING, accepts, pile_need, play, recyclable, recycle
-from ...kit.cards import count_values, deck_order, load_pile, pop, push, top
-from ...kit.header import clear_mask, clear_reward, start_record
-from ...kit.layout import offset
 from .observe import STATE, VECTOR, observe_vector
 from .rules import (
     CODE_COUNTS,

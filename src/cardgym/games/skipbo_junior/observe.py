@@ -14,12 +14,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ...core.game import DictEncoder, FlatEncoder
-from ...core.worlds import Hidden
-from ...kit.search import shuffled_pool
+from ...kit import DictEncoder, Hidden, Layout, Slot, offset, shuffled_pool, top
 from .._shared.builds import ASCENDING, pile_need
-from ...kit.cards import top
-from ...kit.layout import Layout, Slot, offset
 from .rules import DECK_SIZE, NUM_CODES, NUM_PILES, NUM_STACKS, TOP
 
 
@@ -51,9 +47,7 @@ STATE = VECTOR + Layout(
 )
 
 
-#: rules -> the `Field` tables (docs, bounds) and the size of the state vector
-vector_layout = VECTOR.fields
-state_layout = STATE.fields
+#: rules -> the size of the state vector
 state_size = STATE.size_of
 
 
@@ -155,10 +149,10 @@ def dict_encode(record, rules, seat) -> dict:
 
 
 ENCODERS = {
-    "vector": FlatEncoder(
-        "vector", vector_layout, observe_vector,
-        "flat float32: stock tops and sizes, every hand stack (top + counts beneath), build piles, "
-        "hidden-card counts, draw and completed sizes; seated relative to the observer",
+    "vector": VECTOR.encoder(
+        observe_vector,
+        doc="flat float32: stock tops and sizes, every hand stack (top + counts beneath), build piles, "
+            "hidden-card counts, draw and completed sizes; seated relative to the observer",
     ),
     "dict": DictEncoder(
         "dict", dict_space, dict_encode,

@@ -9,8 +9,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...core.game import state_dtype
-from ...core.rules import Rules, check_bool, check_choice, check_int
+from ...kit import Rules, check_bool, check_choice, check_int, option, state_dtype
 
 NUM_CODES = 11  # card codes 0 (wild) .. 10
 WILD = 0
@@ -67,31 +66,27 @@ STATE_DTYPE = state_dtype(MAX_PLAYERS, FIELDS)
 class JuniorRules(Rules):
     """Every rule option of Skip-Bo Junior (defaults = the Mattel rules, see docs/skipbo_junior.md).
 
-    - ``num_players``: 2..4.
-    - ``stock_size``: cards in each stock, 1 .. 96 // num_players (default 10).
-    - ``must_play``: True (default): a player keeps playing while a play exists, the turn ends by itself
-      when none is left. False: action 16 "end turn" is legal at every decision.
-    - ``recycle_build_piles``: when the draw pile and the completed stack are both empty, shuffle the
-      cards under each build pile's top card into a new draw pile (default False: fewer cards are dealt,
-      as RULES.md says; the Skip-Bo electronic-edition rule, kept as an option).
-    - ``stall_rounds``: the game is a draw after this many full rounds of turns (``stall_rounds *
-      num_players`` turns in a row) with no card played while nothing can be drawn or recycled (>= 1,
-      default 2, as in Skip-Bo).
-    - ``first_player``: seat that starts (default 0, "the youngest") or ``"random"``.
-    - ``max_turns``: turn cap; reaching it ends the episode as truncated (default 1000).
-    - ``reward``: ``"win"`` only (+1 winner, -1 others, 0 on a draw or truncation).
+    Each option's help is given beside it (`option`).
     """
 
     game_name = "skipbo_junior"
 
-    num_players: int = 2
-    stock_size: int = 10
-    must_play: bool = True
-    recycle_build_piles: bool = False
-    stall_rounds: int = 2
-    first_player: int | str = 0
-    max_turns: int = 1000
-    reward: str = "win"
+    num_players: int = option(2, "2..4.")
+    stock_size: int = option(10, "cards in each stock, 1 .. 96 // num_players (default 10).")
+    must_play: bool = option(True,
+        "True (default): a player keeps playing while a play exists, the turn ends by itself when none "
+        'is left. False: action 16 "end turn" is legal at every decision.')
+    recycle_build_piles: bool = option(False,
+        "when the draw pile and the completed stack are both empty, shuffle the cards under each build "
+        "pile's top card into a new draw pile (default False: fewer cards are dealt, as RULES.md says; "
+        "the Skip-Bo electronic-edition rule, kept as an option).")
+    stall_rounds: int = option(2,
+        "the game is a draw after this many full rounds of turns (``stall_rounds * num_players`` turns "
+        "in a row) with no card played while nothing can be drawn or recycled (>= 1, default 2, as in "
+        "Skip-Bo).")
+    first_player: int | str = option(0, 'seat that starts (default 0, "the youngest") or ``"random"``.')
+    max_turns: int = option(1000, "turn cap; reaching it ends the episode as truncated (default 1000).")
+    reward: str = option("win", '``"win"`` only (+1 winner, -1 others, 0 on a draw or truncation).')
 
     def _validate(self):
         check_int("num_players", self.num_players, MIN_PLAYERS, MAX_PLAYERS)

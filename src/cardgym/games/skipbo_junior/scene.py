@@ -8,9 +8,7 @@ cards.
 
 from __future__ import annotations
 
-from ...core.game import RUNNING, TERMINATED
-from ...render._common import check_viewer, legal_mask, you
-from ...render.scene import Palette, Pile, Region, Scene
+from ...kit import RUNNING, TERMINATED, Palette, Pile, Region, Scene, check_viewer, legal_mask, you
 from .._shared.builds import ASCENDING, needs
 from .._shared.scene import build_piles_region, card
 from .rules import END_TURN, NUM_STACKS, TOP

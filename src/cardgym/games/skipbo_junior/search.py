@@ -20,8 +20,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from ...kit.search import bind_search, budget_bot
-from ...core.rng import next_seed, pick_legal, seed_record, shuffle
+from ...kit import bind_search, budget_bot, next_seed, pick_legal, seed_record, shuffle
 from .observe import _deal_back, resample_seen
 from .bots import bot_greedy
 from .expert import bot_expert

@@ -3,7 +3,7 @@ results."""
 
 from __future__ import annotations
 
-from ...core.game import RUNNING, TERMINATED
+from ...kit import RUNNING, TERMINATED
 from .._shared.builds import ASCENDING, needs
 from .rules import END_TURN, NUM_ACTIONS, NUM_PILES, NUM_STACKS, TOP
 

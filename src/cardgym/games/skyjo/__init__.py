@@ -7,7 +7,7 @@ builds the `cardgym.core.game.GameSpec` from them.
 
 from __future__ import annotations
 
-from ...core.game import GameSpec, Standing
+from ...kit import GameSpec, Standing
 from .._shared import presets
 
 GAME = GameSpec.from_package(

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from numba import njit
 
-from ...core.rng import bot_below, pick_legal
+from ...kit import bot_below, pick_legal
 from .rules import (
     A_DRAW,
     A_REPLACE,

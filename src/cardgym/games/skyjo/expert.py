@@ -54,7 +54,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from ...core.rng import bot_below, pick_legal
+from ...kit import bot_below, pick_legal
 from .bots import gain
 from .rules import (
     A_DRAW,

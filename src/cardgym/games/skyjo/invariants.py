@@ -10,9 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...core.game import RUNNING, TRUNCATED
+from ...kit import RUNNING, TRUNCATED, all_equal, all_in_range, bad, check_codes, in_range, same_cards
 from .._shared.invariants import check_stall
-from ...core.invariants import all_equal, all_in_range, bad, check_codes, in_range, same_cards
 from .rules import (
     COLS,
     DECK,

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from numba import njit
 
-from ...core.game import RUNNING, TERMINATED, TRUNCATED
-from ...core.rng import below, shuffle
-from ...kit.cards import deck_order, load_pile
-from ...kit.header import clear_mask, clear_reward, start_record
+from ...kit import (
+    RUNNING, TERMINATED, TRUNCATED, below, clear_mask, clear_reward, deck_order, load_pile, shuffle,
+    start_record,
+)
 from .rules import (
     A_DRAW,
     A_REPLACE,

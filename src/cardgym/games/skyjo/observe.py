@@ -14,9 +14,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ...core.game import DictEncoder, Field, FlatEncoder
-from ...core.worlds import Hidden
-from ...kit.search import shuffled_pool
+from ...kit import DictEncoder, Field, FlatEncoder, Hidden, shuffled_pool
 from .kernels import observe_vector
 from .rules import (
     COLS,

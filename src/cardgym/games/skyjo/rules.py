@@ -9,8 +9,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...core.game import state_dtype
-from ...core.rules import REWARD_CODES, Rules, check_choice, check_int
+from ...kit import REWARD_CODES, Rules, check_choice, check_int, option, state_dtype
 
 MIN_PLAYERS = 2
 MAX_PLAYERS = 8
@@ -102,30 +101,27 @@ STATE_DTYPE = state_dtype(MAX_PLAYERS, FIELDS)
 class SkyjoRules(Rules):
     """Every Skyjo option (defaults = the Magilano rules; see docs/skyjo.md).
 
-    - ``num_players``: 2..8.
-    - ``setup_reveal``: ``"choose"`` (a setup phase, each seat in order reveals two cards) or ``"random"``.
-    - ``end_score``: the game ends after the round in which a total reaches it (default 100; 50 = short).
-    - ``max_rounds``: ``None`` or N: play exactly N rounds, no threshold.
-    - ``episode``: ``"game"`` (default) or ``"round"`` (one round is the episode).
-    - ``reshuffle``: draw pile empty -> ``"keep_top"`` (shuffle the discard pile but its top card into a
-      new draw pile) or ``"all_but_top_flip"`` (shuffle all of it, then turn a new top card face up).
-    - ``max_turns``: turn cap of the episode (turns, not actions), then truncated.
-    - ``stall_rounds``: the episode ends as a draw after ``stall_rounds * num_players`` consecutive turns in
-      which no face-down card was revealed or replaced (0 or None: off).
-    - ``reward``: ``"win"`` or ``"score"``.
+    Each option's help is given beside it (`option`).
     """
 
     game_name = "skyjo"
 
-    num_players: int = 2
-    setup_reveal: str = "choose"
-    end_score: int = 100
-    max_rounds: int | None = None
-    episode: str = "game"
-    reshuffle: str = "keep_top"
-    max_turns: int = DEFAULT_MAX_TURNS
-    stall_rounds: int | None = DEFAULT_STALL_ROUNDS
-    reward: str = "win"
+    num_players: int = option(2, "2..8.")
+    setup_reveal: str = option("choose",
+        '``"choose"`` (a setup phase, each seat in order reveals two cards) or ``"random"``.')
+    end_score: int = option(100,
+        "the game ends after the round in which a total reaches it (default 100; 50 = short).")
+    max_rounds: int | None = option(None, "``None`` or N: play exactly N rounds, no threshold.")
+    episode: str = option("game", '``"game"`` (default) or ``"round"`` (one round is the episode).')
+    reshuffle: str = option("keep_top",
+        'draw pile empty -> ``"keep_top"`` (shuffle the discard pile but its top card into a new draw '
+        'pile) or ``"all_but_top_flip"`` (shuffle all of it, then turn a new top card face up).')
+    max_turns: int = option(DEFAULT_MAX_TURNS,
+        "turn cap of the episode (turns, not actions), then truncated.")
+    stall_rounds: int | None = option(DEFAULT_STALL_ROUNDS,
+        "the episode ends as a draw after ``stall_rounds * num_players`` consecutive turns in which no "
+        "face-down card was revealed or replaced (0 or None: off).")
+    reward: str = option("win", '``"win"`` or ``"score"``.')
 
     def _validate(self):
         check_int("num_players", self.num_players, MIN_PLAYERS, MAX_PLAYERS)

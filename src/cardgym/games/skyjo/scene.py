@@ -9,8 +9,7 @@ cards dark blue, 0 light blue, 1-4 green, 5-8 yellow, 9-12 red) and a purple bac
 
 from __future__ import annotations
 
-from ...render._common import check_viewer, you
-from ...render.scene import BACK, EMPTY, VALUE, Card, Palette, Pile, Region, Scene
+from ...kit import BACK, EMPTY, VALUE, Card, Palette, Pile, Region, Scene, check_viewer, you
 from .rules import (
     COLS,
     END_GAME,
