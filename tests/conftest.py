@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 import warnings
 from pathlib import Path
 
@@ -28,6 +30,9 @@ if str(TEST_GAMES_DIR) not in os.environ.get("CARDGYM_GAMES", "").split(os.paths
     os.environ["CARDGYM_GAMES"] = os.pathsep.join(x for x in (os.environ.get("CARDGYM_GAMES"), str(TEST_GAMES_DIR)) if x)
 
 import cardgym  # noqa: E402
+
+#: pytester: tests/test_tiers.py runs the subprocess guard below on a test file of its own
+pytest_plugins = ["pytester"]
 
 cardgym.registry.discover()  # reads CARDGYM_GAMES again, should cardgym have been imported before
 
@@ -72,3 +77,109 @@ def assert_ppo_update_learns(config, runner, episodes, steps: int) -> None:
         assert np.isfinite(stats[key]), (key, stats)
     after = learner.module["default_policy"].state_dict()
     assert any(not torch.equal(before[k], after[k]) for k in before)
+
+
+# ------------------------------------------------------------------------------------ the suite's tiers
+# Markers (registered in pyproject.toml, [tool.pytest.ini_options]; docs/testing.md): ``slow`` (left out
+# of the fast tier ``python -m pytest -m "not slow"``), ``browser`` (a real headless Chromium),
+# ``rllib`` (needs ray[rllib]), ``subprocess`` (starts a Python interpreter). The full suite (no ``-m``)
+# runs them all.
+
+#: what the fast tier must still reach (tests/test_tiers.py checks it against the collected tests):
+#: layer -> the test files (or ``file::test`` prefixes) that exercise it
+FAST_TIER_LAYERS = {
+    "AEC (PettingZoo)": ["tests/test_env_api.py::test_pettingzoo_registry", "tests/test_check_game.py"],
+    "Gymnasium single-agent": ["tests/test_env_api.py::test_single_agent", "tests/test_gym_make_vec.py"],
+    "vector": ["tests/test_vector.py"],
+    "SB3 VecEnv": ["tests/test_sb3_smoke.py"],
+    "eval": ["tests/test_ladder.py", "tests/test_ratings.py"],
+    "records": ["tests/test_game_records.py"],
+    "render": ["tests/test_render.py"],
+    "web API": ["tests/test_web_api.py"],
+    "CLI": ["tests/test_cli.py", "tests/test_cli_flags.py", "tests/test_cli_outputs.py"],
+    "trainer smoke": ["tests/test_train_ppo.py", "tests/test_train_agents.py"],
+}
+
+
+#: where cardgym's kernel-cache module may live (the first that imports is used)
+CACHE_MODULES = ("cardgym.core.cache", "cardgym.core.compiled.cache", "cardgym.core.compile.cache")
+
+
+def cache_module():
+    """cardgym's kernel-cache module (`CACHE_MODULES`), None when it is in none of those places."""
+    import importlib
+
+    for path in CACHE_MODULES:
+        try:
+            return importlib.import_module(path)
+        except ImportError:
+            continue
+    return None
+
+
+def kernel_cache_state(choice=None) -> str:
+    """``"warm"``, ``"cold"`` (no cached kernel of cardgym for its current sources: the first tests
+    compile for minutes) or ``"unknown"`` (the cache module is not where this looks, or cannot say),
+    read from cardgym's cache layout (`cardgym.core.cache`: the folders of the current content stamp).
+    ``choice``: a ``(kind, folder)`` as ``cache.choose()`` gives (default: the one in use)."""
+    cache = cache_module()
+    if cache is None:
+        return "unknown"
+    try:
+        kind, folder = choice or getattr(cache, "_CHOICE", None) or cache.choose()
+        folders = cache.cache_folders(kind, folder)
+    except Exception:  # the layout changed: say nothing wrong, say it may compile
+        return "unknown"
+    if not folders:
+        return "unknown"
+    return "warm" if any(Path(d).is_dir() and any(Path(d).glob("*.nbi")) for d in folders) else "cold"
+
+
+COMPILE_NOTICE = ("cardgym: compiling kernels on first use (cold cache: a few minutes before the first results; "
+                  "`cardgym warmup` compiles ahead)")
+
+
+def pytest_sessionstart(session):
+    """Say, before collection, that the first tests will compile for minutes (the run looks hung
+    otherwise: numba prints nothing while it compiles, and pytest captures cardgym's own notice)."""
+    state = kernel_cache_state()
+    if state == "warm":
+        return
+    line = COMPILE_NOTICE if state == "cold" else COMPILE_NOTICE.replace("(cold cache", "(if the cache is cold")
+    reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+    if reporter is not None:
+        reporter.write_line(line, yellow=True)
+    else:
+        print(line, file=sys.stderr, flush=True)
+
+
+def _spawns_python(args) -> bool:
+    first = args if isinstance(args, (str, bytes, os.PathLike)) else (list(args)[:1] or [""])[0]
+    first = os.fsdecode(first) if isinstance(first, (bytes, os.PathLike)) else str(first)
+    name = os.path.basename(first.split()[0]) if first.strip() else ""
+    return first == sys.executable or name.startswith("python") or name == "cardgym"
+
+
+@pytest.fixture(autouse=True)
+def _subprocess_marker_is_true(request):
+    """A test that starts a Python interpreter (``sys.executable``, ``python*``, the ``cardgym`` command)
+    must carry ``@pytest.mark.subprocess``: otherwise it fails here, naming the marker."""
+    if request.node.get_closest_marker("subprocess") is not None:
+        yield
+        return
+    started = []
+    real = subprocess.Popen.__init__
+
+    def init(self, args, *a, **kw):
+        if _spawns_python(args):
+            started.append(args)
+        return real(self, args, *a, **kw)
+
+    subprocess.Popen.__init__ = init
+    try:
+        yield
+    finally:
+        subprocess.Popen.__init__ = real
+    if started:
+        pytest.fail(f"{request.node.nodeid} starts a Python interpreter ({started[0]!r}) but has no "
+                    "@pytest.mark.subprocess marker (docs/testing.md, 'Tiers and markers')", pytrace=False)

@@ -84,6 +84,7 @@ def test_pimc_plays_as_an_opponent_and_in_eval():
         pimc.Player("skyjo", rollouts=0)
 
 
+@pytest.mark.subprocess
 def test_cardgym_eval_takes_a_python_player_from_a_file():
     cmd = [sys.executable, "-m", "cardgym.cli", "eval", "skyjo", "--bots", "examples/pimc.py:Player,greedy",
            "--games", "2", "--max-rounds", "1", "--json"]
