@@ -101,6 +101,66 @@ FAST_TIER_LAYERS = {
 }
 
 
+#: parametrized cases that are slow while their siblings are not (whole tests carry
+#: ``@pytest.mark.slow`` in their file): the cases of 1 s of CPU or more in a full run with a warm
+#: cache (docs/testing.md, "Tiers and markers"); most pay for their game's first kernels or bots
+SLOW_CASES = frozenset([
+    'tests/test_check_game.py::test_check_game[crazy_eights-gymnasium_api]',
+    'tests/test_check_game.py::test_check_game[crazy_eights-masks]',
+    'tests/test_check_game.py::test_check_game[crazy_eights-render]',
+    'tests/test_check_game.py::test_check_game[crazy_eights-vector_aec]',
+    'tests/test_check_game.py::test_check_game[skipbo-gymnasium_api]',
+    'tests/test_check_game.py::test_check_game[skipbo-masks]',
+    'tests/test_check_game.py::test_check_game[skipbo-pettingzoo_api]',
+    'tests/test_check_game.py::test_check_game[skipbo-render]',
+    'tests/test_check_game.py::test_check_game[skipbo-vector_aec]',
+    'tests/test_check_game.py::test_check_game[skipbo_junior-gymnasium_api]',
+    'tests/test_check_game.py::test_check_game[skipbo_junior-masks]',
+    'tests/test_check_game.py::test_check_game[skipbo_junior-render]',
+    'tests/test_check_game.py::test_check_game[skyjo-gymnasium_api]',
+    'tests/test_check_game.py::test_check_game[skyjo-render]',
+    'tests/test_cli.py::test_eval_runs_on_every_game[blackjack]',
+    'tests/test_cli.py::test_eval_runs_on_every_game[skipbo]',
+    'tests/test_cli_examples.py::test_documented_command_runs[cardgym eval skipbo --bots agent,expert --games 200]',
+    'tests/test_cli_examples.py::test_documented_command_runs[cardgym eval skipbo --bots random,greedy,expert --games 2000 --json]',
+    'tests/test_cli_examples.py::test_documented_command_runs[cardgym eval skipbo --bots search,expert --games 200 --seed 0]',
+    'tests/test_cli_examples.py::test_documented_command_runs[cardgym eval skipbo --bots search,expert --games 2000 --seed 10000]',
+    'tests/test_cli_examples.py::test_documented_command_runs[cardgym eval skipbo --bots search,expert --games 4000 --seed 100000]',
+    'tests/test_cli_examples.py::test_documented_command_runs[cardgym eval skipbo --bots search,expert --games 4000 --seed 104000]',
+    'tests/test_cli_examples.py::test_documented_command_runs[cardgym eval skipbo --bots search,expert --games 600 --seed 1]',
+    'tests/test_cli_examples.py::test_documented_command_runs[cardgym eval skipbo --players 4 --bots random,greedy,expert --games 1000 --seed 0]',
+    'tests/test_cli_examples.py::test_documented_command_runs[cardgym eval skipbo_junior --bots search,expert --games 8000 --seed 100000]',
+    'tests/test_cli_examples.py::test_documented_command_runs[cardgym eval skipbo_junior --players 4 --bots random,greedy,expert --games 1000 --seed 0]',
+    'tests/test_cli_examples.py::test_documented_command_runs[cardgym eval skyjo --bots agent,expert --num-players 4]',
+    'tests/test_cli_examples.py::test_documented_command_runs[cardgym eval skyjo --bots agent,search --games 400 --seed 0]',
+    'tests/test_cli_examples.py::test_documented_command_runs[cardgym eval skyjo --bots examples/pimc.py:Player,expert --games 200]',
+    'tests/test_cli_examples.py::test_documented_command_runs[cardgym eval skyjo --bots search,expert --games 8000 --seed 100000]',
+    'tests/test_cli_examples.py::test_documented_command_runs[cardgym eval skyjo --players 4 --bots random,greedy,expert]',
+    'tests/test_cli_flags.py::test_hostile_values_never_end_in_a_traceback[eval-skipbo]',
+    'tests/test_cli_flags.py::test_hostile_values_never_end_in_a_traceback[eval-skipbo_junior]',
+    'tests/test_cli_flags.py::test_hostile_values_never_end_in_a_traceback[eval-skyjo]',
+    'tests/test_cli_flags.py::test_hostile_values_never_end_in_a_traceback[ladder-skipbo_junior]',
+    'tests/test_cli_flags.py::test_hostile_values_never_end_in_a_traceback[train-skipbo]',
+    'tests/test_cli_flags.py::test_hostile_values_never_end_in_a_traceback[train-skipbo_junior]',
+    'tests/test_cli_flags.py::test_hostile_values_never_end_in_a_traceback[train-skyjo]',
+    'tests/test_docs.py::test_api_snippets_run_as_written[2]',
+    'tests/test_docs.py::test_api_snippets_run_as_written[4]',
+    'tests/test_env_api.py::test_gymnasium_check_env_dict_and_greedy[crazy_eights-num_players=2]',
+    'tests/test_env_api.py::test_gymnasium_check_env_dict_and_greedy[skipbo-num_players=2-stock_size=10]',
+    'tests/test_env_api.py::test_gymnasium_check_env_dict_and_greedy[skyjo-num_players=2]',
+    'tests/test_env_api.py::test_state_and_state_space[crazy_eights-num_players=2]',
+    'tests/test_search_bot.py::test_search_budget_changes_nothing_but_strength[skipbo]',
+    'tests/test_search_bot.py::test_search_budget_changes_nothing_but_strength[skyjo]',
+    'tests/test_view.py::test_views_leak_nothing[skipbo-num_players=4-teams=True-stock_size=5]',
+])
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if item.nodeid in SLOW_CASES:
+            item.add_marker(pytest.mark.slow)
+
+
 #: where cardgym's kernel-cache module may live (the first that imports is used)
 CACHE_MODULES = ("cardgym.core.cache", "cardgym.core.compiled.cache", "cardgym.core.compile.cache")
 

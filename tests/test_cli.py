@@ -115,6 +115,7 @@ def _drive(argv, answers_for, timeout=240):
     ["play", "skyjo", "--vs", "random", "--seed", "2", "--episode", "round"],
     ["play", "skipbo", "--vs", "greedy", "--seed", "3", "--stock-size", "2"],
 ])
+@pytest.mark.slow
 @pytest.mark.subprocess
 def test_play_to_the_end_through_a_terminal(argv):
     def answer(k, screen):
@@ -211,6 +212,7 @@ def test_package_rules_page_equals_the_docs_page(name):
         f"src/cardgym/pages/{name}.md differs from docs/{name}.md: run python -m cardgym.docs_pages docs")
 
 
+@pytest.mark.slow
 @pytest.mark.subprocess
 def test_wheel_ships_the_rules_pages(tmp_path):
     """A wheel built from the sources holds cardgym/pages/GAME.md (what cardgym rules reads)."""
@@ -255,6 +257,7 @@ def test_eval_of_a_model_without_torch_names_the_extra(tmp_path):
     assert "pip install 'cardgym[train]'" in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
 
 
+@pytest.mark.slow
 @pytest.mark.subprocess
 def test_render_image_without_pillow_names_the_extra():
     proc = _without("PIL", """
@@ -356,6 +359,7 @@ def test_rules_in_a_terminal_go_through_the_pager():
     assert "\x1b[" in text  # styled for the terminal
 
 
+@pytest.mark.slow
 @pytest.mark.subprocess
 def test_python_dash_m_cardgym_is_the_cardgym_command():
     import subprocess

@@ -195,6 +195,7 @@ sys.stdout.buffer.write(pickle.dumps({k: t._continue(k, e) for k, e in envs.item
 """
 
 
+@pytest.mark.slow
 @pytest.mark.subprocess
 @pytest.mark.parametrize("how", ["pickle", "cloudpickle"])
 @pytest.mark.parametrize("name", GAME_NAMES)

@@ -20,6 +20,7 @@ def _run(script, *args, cwd):
     return proc.stdout
 
 
+@pytest.mark.slow
 @pytest.mark.subprocess
 def test_quickstart_trains_and_reports(tmp_path):
     pytest.importorskip("torch")
@@ -37,6 +38,7 @@ def test_quickstart_trains_and_reports(tmp_path):
     assert (tmp_path / "q" / "curve.png").is_file()  # docs/training.md lists it
 
 
+@pytest.mark.slow
 @pytest.mark.subprocess
 def test_tour(tmp_path):
     out = _run("tour.py", "--games", 16, "--episodes", 2, cwd=tmp_path)
@@ -47,6 +49,7 @@ def test_tour(tmp_path):
     assert "[AEC]" in out and out.count("[eval]") == want
 
 
+@pytest.mark.slow
 @pytest.mark.subprocess
 def test_sb3_maskable_ppo(tmp_path):
     pytest.importorskip("sb3_contrib")
@@ -58,6 +61,7 @@ def test_sb3_maskable_ppo(tmp_path):
     assert res, res
 
 
+@pytest.mark.slow
 @pytest.mark.subprocess
 def test_record_gif(tmp_path):
     pytest.importorskip("PIL")

@@ -74,6 +74,7 @@ def test_formatting_is_fixed():
     assert gen.digest([0.1]) != gen.digest([0.2])
 
 
+@pytest.mark.slow
 @pytest.mark.subprocess
 def test_check_mode_reports_a_mismatch(tmp_path):
     name = "skipbo_junior__classic_2p.txt"

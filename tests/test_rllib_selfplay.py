@@ -220,6 +220,7 @@ def _config(**overrides):
     return _example().build_config(argparse.Namespace(**args))
 
 
+@pytest.mark.slow
 @pytest.mark.rllib
 @pytest.mark.parametrize("game,players", [("skyjo", 2), ("skipbo", 3)])
 def test_selfplay_env_runner_plays_every_seat_and_trains(game, players):
@@ -262,6 +263,7 @@ def test_selfplay_env_runner_plays_every_seat_and_trains(game, players):
     assert set(metrics["agent_episode_return_mean"]) == {f"seat_{s}" for s in range(players)}
 
 
+@pytest.mark.slow
 @pytest.mark.rllib
 @pytest.mark.subprocess
 def test_selfplay_example_end_to_end(tmp_path):
@@ -285,6 +287,7 @@ def test_selfplay_example_end_to_end(tmp_path):
     assert "training throughput" in proc.stdout
 
 
+@pytest.mark.slow
 @pytest.mark.rllib
 def test_examples_wait_for_slow_env_runners():
     """Both batched examples give RLlib a long sample timeout (default 600 s, ``--sample-timeout``):

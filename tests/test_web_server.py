@@ -162,6 +162,7 @@ def test_nothing_holds_up_another_clients_requests(server):
     print(f"worst wait {worst[0]:.3f} s ({worst[1]}) of {len(waits)} requests")
 
 
+@pytest.mark.slow
 @pytest.mark.subprocess
 def test_stalled_connections_are_closed(server):
     _, port = server
