@@ -83,6 +83,7 @@ def test_kernel_cache_state_tells_cold_from_warm(tmp_path):
     assert kernel_cache_state(choice) == "warm"
 
 
+@pytest.mark.slow
 @pytest.mark.subprocess
 def test_a_cold_cache_is_announced_before_the_first_result(tmp_path):
     """With an empty ``NUMBA_CACHE_DIR`` the run's first line says kernels will compile."""
