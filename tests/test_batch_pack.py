@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numba
 import numpy as np
+import pytest
 
 import cardgym
 from cardgym.core.batch import Batch, new_batch, setup
@@ -28,6 +29,7 @@ def test_setup_types_the_same_whatever_number_types_it_is_given():
     assert [type(x) for x in a] == [int, int, int, bool, float]
 
 
+@pytest.mark.slow
 def test_the_vector_env_steps_through_its_batch():
     env = cardgym.make_vec("skyjo", 2, copy=False)
     obs, info = env.reset(seed=1)

@@ -5,6 +5,8 @@ from __future__ import annotations
 import importlib.util
 from pathlib import Path
 
+import pytest
+
 import cardgym
 
 
@@ -16,6 +18,7 @@ def _load():
     return mod
 
 
+@pytest.mark.slow
 def test_every_bot_timed_on_the_same_decisions(tmp_path, capsys):
     out = tmp_path / "cost.json"
     rows = _load().main(["--games", "1", "--games-list", "skyjo", "--json", str(out)])

@@ -90,6 +90,8 @@ def _copy_game(dst: Path) -> None:
                       .replace("#: ``search(s, p, mask", worst + "#: ``search(s, p, mask", 1))
 
 
+@pytest.mark.slow
+@pytest.mark.subprocess
 def test_two_games_with_one_dtype_keep_their_own_cache(tmp_path):
     games = tmp_path / "games"
     games.mkdir()
@@ -147,6 +149,8 @@ def _first_mask(tmp_path, env, seed):
     return words[1], words[3]
 
 
+@pytest.mark.slow
+@pytest.mark.subprocess
 def test_an_edited_plugin_kernel_is_seen_by_the_next_process(tmp_path):
     """Issue 25.1: after a plugin game's ``legal`` changes, every env layer of the next process plays
     the new rules (the bound template's cache entries are named by the game's source hash, and the
@@ -211,6 +215,8 @@ def _run_damage(env):
     return out.stdout.split()[-1], [line for line in out.stderr.splitlines() if "damaged kernel cache" in line]
 
 
+@pytest.mark.slow
+@pytest.mark.subprocess
 @pytest.mark.parametrize("kind", ["nbi", "nbc"])
 @pytest.mark.parametrize("damage", ["empty", "truncated", "garbled"])
 def test_a_damaged_cache_entry_is_dropped_and_recompiled(tmp_path, kind, damage):

@@ -16,6 +16,7 @@ ELSEWHERE = ("seat_views", "sample_world")
 CASES = [(name, check) for name in GAME_NAMES for check in CHECKS if check not in ELSEWHERE]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("check", ELSEWHERE)
 def test_seat_view_and_world_checks_run_through_check_game(check):
     name = GAME_NAMES[-1]

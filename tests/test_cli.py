@@ -115,6 +115,8 @@ def _drive(argv, answers_for, timeout=240):
     ["play", "skyjo", "--vs", "random", "--seed", "2", "--episode", "round"],
     ["play", "skipbo", "--vs", "greedy", "--seed", "3", "--stock-size", "2"],
 ])
+@pytest.mark.slow
+@pytest.mark.subprocess
 def test_play_to_the_end_through_a_terminal(argv):
     def answer(k, screen):
         # first some bad input, the help key and a page of moves, then always the first listed move
@@ -210,6 +212,8 @@ def test_package_rules_page_equals_the_docs_page(name):
         f"src/cardgym/pages/{name}.md differs from docs/{name}.md: run python -m cardgym.docs_pages docs")
 
 
+@pytest.mark.slow
+@pytest.mark.subprocess
 def test_wheel_ships_the_rules_pages(tmp_path):
     """A wheel built from the sources holds cardgym/pages/GAME.md (what cardgym rules reads)."""
     import shutil
@@ -237,12 +241,14 @@ def _without(module: str, code: str):
     return subprocess.run([sys.executable, "-c", prog], capture_output=True, text=True, timeout=300)
 
 
+@pytest.mark.subprocess
 def test_train_without_torch_names_the_extra():
     proc = _without("torch", "from cardgym.cli import main\nmain(['train', 'skyjo', '--steps', '1000'])")
     assert proc.returncode == 1
     assert proc.stderr.strip() == "cardgym train needs torch: pip install 'cardgym[train]'", proc.stderr
 
 
+@pytest.mark.subprocess
 def test_eval_of_a_model_without_torch_names_the_extra(tmp_path):
     model = tmp_path / "model.pt"
     model.write_bytes(b"not read")
@@ -251,6 +257,8 @@ def test_eval_of_a_model_without_torch_names_the_extra(tmp_path):
     assert "pip install 'cardgym[train]'" in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
 
 
+@pytest.mark.slow
+@pytest.mark.subprocess
 def test_render_image_without_pillow_names_the_extra():
     proc = _without("PIL", """
 from cardgym import render, skyjo_v0
@@ -296,6 +304,7 @@ def test_skyjo_describe_action_in_context():
     assert describe(e.record, e.rules, A_REPLACE + 5).endswith(f"with the drawn {held}")
 
 
+@pytest.mark.subprocess
 def test_plot_fallback_layout_without_matplotlib(tmp_path):
     """Pillow's learning curve: title centred on top, the y label turned in the left margin (not over
     the title), legend inside the plot."""
@@ -317,6 +326,7 @@ line_plot({str(tmp_path / 'c.png')!r}, {{"vs random": ([0, 1, 2], [0.2, 0.5, 0.9
     assert ink[h // 3: 2 * h // 3, :30].any()  # the turned y label in the left margin
 
 
+@pytest.mark.subprocess
 def test_rules_in_a_terminal_go_through_the_pager():
     """On a terminal, cardgym rules hands rich's rendering to $PAGER (here a sed that marks each line)."""
     master, slave = pty.openpty()
@@ -349,6 +359,8 @@ def test_rules_in_a_terminal_go_through_the_pager():
     assert "\x1b[" in text  # styled for the terminal
 
 
+@pytest.mark.slow
+@pytest.mark.subprocess
 def test_python_dash_m_cardgym_is_the_cardgym_command():
     import subprocess
     import sys

@@ -116,6 +116,7 @@ def test_documented_command_runs(where, cmd, capsys, monkeypatch, tmp_path):
         assert len(out) > 1000
 
 
+@pytest.mark.subprocess
 @pytest.mark.parametrize("script", ["quickstart.py", "sb3_maskable_ppo.py", "torchrl_ppo.py"])
 def test_example_help_explains_every_flag(script):
     """Every flag of the training examples has a help text and shows its default."""

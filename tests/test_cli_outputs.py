@@ -64,11 +64,13 @@ def test_a_new_game_name_too_long_for_a_folder(capsys, tmp_path, monkeypatch):
     assert not list(tmp_path.iterdir())
 
 
+@pytest.mark.slow
 def test_a_write_that_fails_late_is_one_line(capsys, tmp_path):
     rec = play_recorded("skipbo_junior", ["random", "random"], seed=1).save(tmp_path / "r.jsonl")
     _fails(capsys, ["replay", str(rec), "--gif", "/dev/full"], "could not write /dev/full: No space left on device")
 
 
+@pytest.mark.slow
 def test_good_outputs_are_written(capsys, tmp_path):
     out = tmp_path / "new" / "records"  # a folder output is made with its parents
     main(["eval", "skipbo_junior", "--bots", "random,greedy", "--games", "2", "--record", str(out)])

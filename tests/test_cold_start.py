@@ -35,6 +35,8 @@ def _run(code, env_extra, *, pythonpath=SRC, user=None, timeout=300):
 
 
 # ------------------------------------------------------------------------------------- compile notice
+@pytest.mark.slow
+@pytest.mark.subprocess
 def test_notice_printed_on_a_cache_miss_only(tmp_path):
     code = "import cardgym.core.rng as r; print(r.splitmix64(1))"
     cold = _run(code, {"NUMBA_CACHE_DIR": str(tmp_path)})
@@ -47,6 +49,8 @@ def test_notice_printed_on_a_cache_miss_only(tmp_path):
     assert warm.stdout == cold.stdout
 
 
+@pytest.mark.slow
+@pytest.mark.subprocess
 def test_a_long_compile_says_it_is_still_compiling(tmp_path):
     # the heartbeat every HEARTBEAT_S seconds (10 by default) while one outermost compile runs
     code = ("import cardgym.core.cache as c; c.HEARTBEAT_S = 0.2\n"
@@ -211,6 +215,8 @@ def _edit_a_game_kernel(src: Path) -> None:
     kernels.write_text(kernels.read_text() + "\n# edited\n")
 
 
+@pytest.mark.slow
+@pytest.mark.subprocess
 def test_a_copied_tree_loads_its_kernels_without_compiling(tmp_path):
     """A copy of the package (and of a game registered from outside) at another path, with new
     modification times, over the same ``NUMBA_CACHE_DIR``: nothing compiles. A changed kernel file
@@ -234,6 +240,8 @@ def test_a_copied_tree_loads_its_kernels_without_compiling(tmp_path):
     assert edited.stdout.split()[0] == first.stdout.split()[0]
 
 
+@pytest.mark.slow
+@pytest.mark.subprocess
 def test_a_copied_tree_keeps_its_in_tree_cache(tmp_path):
     """The same for the cache in the package's own ``__pycache__`` folders, copied with the package."""
     c = _copy_tree(SRC, tmp_path / "c" / "src", keep_cache=False)
@@ -260,6 +268,8 @@ ONE_STEP = (
 
 @pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0,
                     reason="needs root to run as another user (nobody) over a read-only install")
+@pytest.mark.slow
+@pytest.mark.subprocess
 @pytest.mark.skipif(shutil.which("setpriv") is None, reason="needs setpriv (util-linux) to switch user")
 def test_read_only_install_plays_as_an_unprivileged_user():
     tmp_path = Path(tempfile.mkdtemp(prefix="cardgym-readonly-"))  # pytest's own tmp is root-only
@@ -360,6 +370,8 @@ def _hashes(res):
     return json.loads(line[len("HASHES "):])
 
 
+@pytest.mark.slow
+@pytest.mark.subprocess
 def test_disable_jit_plays_the_same_games_as_the_compiled_kernels(capsys):
     exec(compile(PLAY, "<play>", "exec"), {})  # compiled, in this process (shares its kernels)
     jit = json.loads(capsys.readouterr().out.split("HASHES ")[-1])
@@ -396,6 +408,8 @@ def test_bindings_are_per_bot_and_encoder_and_check_their_indices():
         game.compiled(obs=-2)
 
 
+@pytest.mark.slow
+@pytest.mark.subprocess
 def test_eval_and_the_batch_runner_compile_only_the_bots_that_play():
     # the search bot costs 10-20 s of compiling: evaluating or training against other bots must not pay it
     code = ("import numpy as np, cardgym\n"

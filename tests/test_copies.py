@@ -195,6 +195,8 @@ sys.stdout.buffer.write(pickle.dumps({k: t._continue(k, e) for k, e in envs.item
 """
 
 
+@pytest.mark.slow
+@pytest.mark.subprocess
 @pytest.mark.parametrize("how", ["pickle", "cloudpickle"])
 @pytest.mark.parametrize("name", GAME_NAMES)
 def test_a_pickled_env_continues_in_another_process(name, how):

@@ -15,6 +15,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -36,6 +38,8 @@ def test_the_checklist_covers_a_game_from_nothing_to_a_wheel():
     assert any("pytest" in c for c in cmds) and any(c.startswith("cardgym rules") for c in cmds)
 
 
+@pytest.mark.slow
+@pytest.mark.subprocess
 def test_the_checklist_runs_as_written(tmp_path):
     site, bin_ = tmp_path / "site", tmp_path / "bin"
     bin_.mkdir()

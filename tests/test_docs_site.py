@@ -27,6 +27,8 @@ def _nav_pages(nav) -> list[str]:
     return []
 
 
+@pytest.mark.slow
+@pytest.mark.subprocess
 def test_site_builds_in_strict_mode(tmp_path):
     # run from elsewhere: every path in mkdocs.yml must be relative to the config file
     proc = subprocess.run(

@@ -111,6 +111,8 @@ def test_hostile_integer_options_raise_naming_option_and_range(name):
                 game.make_rules(**{key: bad})
 
 
+@pytest.mark.slow
+@pytest.mark.subprocess
 def test_hostile_options_never_crash_the_interpreter():
     """Every layer built with hostile options, in a subprocess: only ValueErrors, never a crash."""
     script = textwrap.dedent(

@@ -20,6 +20,8 @@ def _run(script, *args, cwd):
     return proc.stdout
 
 
+@pytest.mark.slow
+@pytest.mark.subprocess
 def test_quickstart_trains_and_reports(tmp_path):
     pytest.importorskip("torch")
     out = _run("quickstart.py", "--steps", 2048, "--envs", 16, "--games", 8, "--curve-games", 4, "--eval-every", 1,
@@ -36,6 +38,8 @@ def test_quickstart_trains_and_reports(tmp_path):
     assert (tmp_path / "q" / "curve.png").is_file()  # docs/training.md lists it
 
 
+@pytest.mark.slow
+@pytest.mark.subprocess
 def test_tour(tmp_path):
     out = _run("tour.py", "--games", 16, "--episodes", 2, cwd=tmp_path)
     import cardgym
@@ -45,6 +49,8 @@ def test_tour(tmp_path):
     assert "[AEC]" in out and out.count("[eval]") == want
 
 
+@pytest.mark.slow
+@pytest.mark.subprocess
 def test_sb3_maskable_ppo(tmp_path):
     pytest.importorskip("sb3_contrib")
     _run("sb3_maskable_ppo.py", "--game", "skipbo_junior", "--opponent", "random", "--steps", 256, "--envs", 8,
@@ -55,6 +61,8 @@ def test_sb3_maskable_ppo(tmp_path):
     assert res, res
 
 
+@pytest.mark.slow
+@pytest.mark.subprocess
 def test_record_gif(tmp_path):
     pytest.importorskip("PIL")
     _run("record_gif.py", "--game", "skipbo_junior", "--max-frames", 5, "--out", tmp_path / "j.gif", cwd=tmp_path)

@@ -97,6 +97,7 @@ def test_game_folder_has_the_fixed_shape(name):
     assert len(inspect.signature(game.describe_action).parameters) == 3  # (record, rules, action)
 
 
+@pytest.mark.subprocess
 @pytest.mark.parametrize("name", list(cardgym.GAMES))
 def test_each_game_imports_first_in_a_fresh_interpreter(name):
     """No import cycle between a game folder and the render layer, whichever game is loaded first."""

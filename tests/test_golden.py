@@ -74,6 +74,8 @@ def test_formatting_is_fixed():
     assert gen.digest([0.1]) != gen.digest([0.2])
 
 
+@pytest.mark.slow
+@pytest.mark.subprocess
 def test_check_mode_reports_a_mismatch(tmp_path):
     name = "skipbo_junior__classic_2p.txt"
     (tmp_path / name).write_text((GOLDEN / name).read_text().replace("seed: 1", "seed: 99"))

@@ -69,6 +69,7 @@ print(json.dumps(out))
 """
 
 
+@pytest.mark.subprocess
 def test_a_huge_num_envs_is_a_clear_value_error_not_an_allocation():
     """Under a 4 GB address-space limit: without the bound, 10**9 envs fail with MemoryError and 2**63
     with OverflowError instead of the ValueError naming the allowed range."""
@@ -98,6 +99,7 @@ runpy.run_path(path, run_name="__main__")
 """
 
 
+@pytest.mark.subprocess
 @pytest.mark.parametrize("example", sorted(p.name for p in (ROOT / "examples").glob("rllib_*.py")))
 def test_rllib_examples_without_ray_say_what_to_install(example):
     path = ROOT / "examples" / example

@@ -60,6 +60,7 @@ def _broken(out: str) -> str:
     return out[out.find("Contracts:"):] if "Contracts:" in out else out
 
 
+@pytest.mark.subprocess
 def test_the_import_contracts_are_kept():
     proc = lint(SRC)
     assert proc.returncode == 0, (
@@ -68,6 +69,7 @@ def test_the_import_contracts_are_kept():
     assert "0 broken" in proc.stdout
 
 
+@pytest.mark.subprocess
 def test_no_module_is_part_of_an_import_cycle():
     proc = cycles(SRC)
     assert proc.returncode == 0, f"import cycles (each: an import, then the chain back):\n{proc.stdout}{proc.stderr}"
@@ -85,6 +87,7 @@ def _append(path: Path, text: str) -> None:
     path.write_text(path.read_text() + text)
 
 
+@pytest.mark.subprocess
 def test_the_contracts_catch_core_importing_agents_inside_a_function(copy_of_src):
     _append(copy_of_src / "cardgym/core/aec.py", "\n\ndef _bad():\n    from ..agents import load_policy\n")
     proc = lint(copy_of_src)
@@ -93,6 +96,7 @@ def test_the_contracts_catch_core_importing_agents_inside_a_function(copy_of_src
     assert "cardgym.core.aec -> cardgym.agents" in proc.stdout
 
 
+@pytest.mark.subprocess
 def test_the_contracts_catch_core_importing_the_package(copy_of_src):
     _append(copy_of_src / "cardgym/core/opponents.py", "\n\ndef _bad():\n    import cardgym\n")
     proc = lint(copy_of_src)
@@ -100,6 +104,7 @@ def test_the_contracts_catch_core_importing_the_package(copy_of_src):
     assert "cardgym.core.opponents -> cardgym " in proc.stdout
 
 
+@pytest.mark.subprocess
 def test_the_contracts_catch_a_module_outside_every_layer(copy_of_src):
     (copy_of_src / "cardgym/newcomer.py").write_text("from .core import game  # noqa: F401\n")
     proc = lint(copy_of_src)
@@ -107,6 +112,7 @@ def test_the_contracts_catch_a_module_outside_every_layer(copy_of_src):
     assert "cardgym.newcomer" in proc.stdout
 
 
+@pytest.mark.subprocess
 def test_the_cycle_check_catches_a_package_and_its_submodule(copy_of_src):
     # a cycle acyclic_siblings does not see: cardgym.eval (the package) <-> cardgym.eval.ratings
     _append(copy_of_src / "cardgym/eval/ratings.py", "\n\ndef _bad():\n    from . import tournament\n")
@@ -115,6 +121,7 @@ def test_the_cycle_check_catches_a_package_and_its_submodule(copy_of_src):
     assert "cardgym.eval.ratings (l." in proc.stdout and " -> cardgym.eval -> " in proc.stdout
 
 
+@pytest.mark.subprocess
 def test_import_cardgym_loads_no_layer_above_core():
     """`import cardgym` plugs render and agents into core without importing them (nor torch, Pillow),
     and discovers the games without importing any (only the empty ``cardgym.games`` package)."""

@@ -66,6 +66,8 @@ async def _whole_game(client, game: str, opponents=("greedy",), seed: int = 5) -
     return gid, token, moves, res
 
 
+@pytest.mark.slow
+@pytest.mark.subprocess
 def test_whole_games_of_every_game_over_stdio():
     async def main():
         async with Client(_server()) as client:
@@ -86,6 +88,8 @@ def test_whole_games_of_every_game_over_stdio():
     asyncio.run(main())
 
 
+@pytest.mark.slow
+@pytest.mark.subprocess
 def test_hostile_arguments_are_tool_errors_and_tokens_keep_to_their_seat():
     async def main():
         async with Client(_server("--max-games", "3")) as client:

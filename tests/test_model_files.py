@@ -130,6 +130,8 @@ print(json.dumps(out))
 """
 
 
+@pytest.mark.slow
+@pytest.mark.subprocess
 def test_every_unusable_file_fails_fast_with_one_clear_error(tmp_path):
     """Run in a subprocess with a 3 GB address-space limit: a file that made the loader allocate what its
     metadata asks for would fail there with a MemoryError instead of the ValueError."""

@@ -18,6 +18,8 @@ from cardgym.kit.new_game import new_game
 ROOT = Path(__file__).resolve().parents[1]
 
 
+@pytest.mark.slow
+@pytest.mark.subprocess
 def test_a_new_game_installs_and_passes_at_once(tmp_path, capsys):
     pkg = tmp_path / "cardgym-tiny-tricks"
     main(["new-game", "tiny_tricks", "--dir", str(pkg)])

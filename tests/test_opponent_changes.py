@@ -192,6 +192,7 @@ def _selfplay(seed, iterations=8):
     return tr, episodes
 
 
+@pytest.mark.slow
 def test_selfplay_snapshots_land_at_episode_boundaries_and_stats_match_a_recount():
     tr, episodes = _selfplay(seed=3)
     assert len(episodes) > 20

@@ -84,6 +84,8 @@ def test_pimc_plays_as_an_opponent_and_in_eval():
         pimc.Player("skyjo", rollouts=0)
 
 
+@pytest.mark.slow
+@pytest.mark.subprocess
 def test_cardgym_eval_takes_a_python_player_from_a_file():
     cmd = [sys.executable, "-m", "cardgym.cli", "eval", "skyjo", "--bots", "examples/pimc.py:Player,greedy",
            "--games", "2", "--max-rounds", "1", "--json"]
@@ -101,6 +103,7 @@ def test_the_example_runs_from_the_command_line(capsys):
     assert "vs expert, 2 games" in capsys.readouterr().out
 
 
+@pytest.mark.slow
 def test_the_benchmark_runs(tmp_path):
     spec = importlib.util.spec_from_file_location("pimc_bench", ROOT / "benchmarks" / "pimc_vs_search.py")
     bench = importlib.util.module_from_spec(spec)

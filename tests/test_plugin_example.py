@@ -36,11 +36,15 @@ def _run(env, *args, stdin=None, timeout=900):
     return out.stdout
 
 
+@pytest.mark.slow
+@pytest.mark.subprocess
 def test_the_plugin_passes_its_own_tests(installed):
     out = _run(installed, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(PLUGIN / "tests"))
     assert "[100%]" in out and "F" not in out.splitlines()[0]  # pytest -q: a dot per passed test
 
 
+@pytest.mark.slow
+@pytest.mark.subprocess
 def test_every_surface_serves_the_plugin(installed):
     code = (
         "import gymnasium as gym, numpy as np, cardgym\n"
@@ -58,6 +62,8 @@ def test_every_surface_serves_the_plugin(installed):
     assert "Rules as implemented" in out and "Version history" in out
 
 
+@pytest.mark.slow
+@pytest.mark.subprocess
 def test_play_says_lost_when_nobody_beat_the_house(installed):
     verdicts = set()
     for seed in range(12):

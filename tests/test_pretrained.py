@@ -153,6 +153,8 @@ def test_eval_and_play_refuse_the_agent_under_other_rules(capsys):
         main(["play", "skyjo", "--vs", "agent", "--episode", "round"])
 
 
+@pytest.mark.slow
+@pytest.mark.subprocess
 def test_the_agent_is_package_data_of_the_wheel(tmp_path):
     """A non-editable install ships the model files: build the wheel of a clean copy of the source."""
     src = tmp_path / "src"

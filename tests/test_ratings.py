@@ -114,6 +114,8 @@ def test_tournament_multiplayer_and_bad_input():
         ev.free_for_all("skyjo", ["random"], num_players=3, games=10)
 
 
+@pytest.mark.slow
+@pytest.mark.subprocess
 def test_cli_eval_prints_multiplayer_ratings():
     cmd = [sys.executable, "-m", "cardgym.cli", "eval", "skyjo", "--players", "4", "--bots", "random,greedy",
            "--games", "40"]

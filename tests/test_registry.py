@@ -119,6 +119,7 @@ def test_a_game_is_read_without_importing_it(tmp_path):
     assert "lazy_game" not in sys.modules
 
 
+@pytest.mark.subprocess
 def test_import_cardgym_imports_no_game_and_no_numba():
     proc = _python("""
         import sys, cardgym
@@ -163,6 +164,7 @@ def _plugin(tmp_path, entry_point: bool):
         (dist / "entry_points.txt").write_text("[cardgym.games]\njunior_plugin = plugin_games.junior_plugin:GAME\n")
 
 
+@pytest.mark.subprocess
 def test_an_entry_point_adds_a_game_without_touching_cardgym(tmp_path):
     _plugin(tmp_path, entry_point=True)
     proc = _python(_USE_PLUGIN, path=[tmp_path])
@@ -173,6 +175,7 @@ def test_an_entry_point_adds_a_game_without_touching_cardgym(tmp_path):
     assert title == "# Junior plug-in"  # its docstring is its page
 
 
+@pytest.mark.subprocess
 def test_cardgym_games_variable_adds_a_game(tmp_path):
     _plugin(tmp_path, entry_point=False)
     proc = _python(_USE_PLUGIN, {registry.PATH_VARIABLE: "plugin_games.junior_plugin"}, path=[tmp_path])
@@ -181,6 +184,7 @@ def test_cardgym_games_variable_adds_a_game(tmp_path):
     assert origin == registry.PATH_VARIABLE
 
 
+@pytest.mark.subprocess
 def test_a_broken_plugin_is_skipped_with_a_warning(tmp_path):
     dist = tmp_path / "broken-1.0.dist-info"
     dist.mkdir()

@@ -97,6 +97,8 @@ def test_keys_spaces_and_observations(name, rules):
         raw.step(action)
 
 
+@pytest.mark.slow
+@pytest.mark.rllib
 @pytest.mark.parametrize("name,rules", GAMES, ids=[f"{n}-{r['num_players']}p" for n, r in GAMES])
 def test_pettingzoo_env_loop_plays_whole_games(name, rules):
     env = rllib_keys(make(name, **rules))
@@ -187,6 +189,7 @@ def test_example_uses_the_shared_module_policy():
     assert _example().ModulePolicy is ModulePolicy
 
 
+@pytest.mark.subprocess
 def test_cardgym_imports_no_ray():
     """Ray stays optional: cardgym, its wrappers and the example's module level never import it (only
     ``cardgym.wrappers.rllib_module`` does, and only when imported by name)."""
@@ -243,6 +246,8 @@ def _random_batch(obs_space, n_actions, batch, seed=0, lead=None):
     return {"obs": {"observations": torch.as_tensor(obs), "action_mask": torch.as_tensor(mask)}}
 
 
+@pytest.mark.slow
+@pytest.mark.rllib
 @pytest.mark.parametrize("share", [False, True], ids=["separate-vf", "shared-vf"])
 @pytest.mark.parametrize("name", ["skyjo", "skipbo"])
 def test_masked_module_gives_illegal_actions_zero_probability(name, share):
@@ -286,6 +291,8 @@ def test_masked_module_gives_illegal_actions_zero_probability(name, share):
     assert module._pi_head.weight.grad.abs().sum() > 0
 
 
+@pytest.mark.slow
+@pytest.mark.rllib
 def test_masked_module_all_zero_mask_is_uniform_not_nan():
     _rllib()  # skips without RLlib and torch
     import torch
@@ -299,6 +306,8 @@ def test_masked_module_all_zero_mask_is_uniform_not_nan():
     torch.testing.assert_close(probs[3], torch.full((act_space.n,), 1.0 / act_space.n))
 
 
+@pytest.mark.slow
+@pytest.mark.rllib
 @pytest.mark.parametrize("share", [False, True], ids=["separate-vf", "shared-vf"])
 def test_masked_module_values(share):
     _rllib()  # skips without RLlib and torch
@@ -322,6 +331,8 @@ def test_masked_module_values(share):
     assert module.forward_train(bt)["action_dist_inputs"].shape == (3, 4, act_space.n)
 
 
+@pytest.mark.slow
+@pytest.mark.rllib
 def test_masked_module_config_and_spaces():
     rm = _rllib()
     import gymnasium as gym
@@ -359,6 +370,8 @@ def test_masked_module_config_and_spaces():
             rm.MaskedMLPModule(observation_space=o, action_space=a, model_config={})
 
 
+@pytest.mark.slow
+@pytest.mark.rllib
 @pytest.mark.parametrize("share", [False, True], ids=["separate-vf", "shared-vf"])
 def test_masked_module_inference_only_gets_the_policy_weights(share):
     _rllib()  # skips without RLlib and torch
@@ -380,6 +393,8 @@ def test_masked_module_inference_only_gets_the_policy_weights(share):
                                learner.forward_exploration(batch)["action_dist_inputs"])
 
 
+@pytest.mark.slow
+@pytest.mark.rllib
 def test_rllib_pettingzoo_env_plays_masked_module_actions():
     rm = _rllib()
     import torch
@@ -407,6 +422,8 @@ def test_rllib_pettingzoo_env_plays_masked_module_actions():
     assert set(rew) == set(env.possible_agents)
 
 
+@pytest.mark.slow
+@pytest.mark.rllib
 def test_masked_module_ppo_update_without_a_ray_cluster():
     """RLlib's own multi-agent EnvRunner and PPO Learner (no ray.init): the module's sampled actions are
     legal, GAE (`compute_values`) and the PPO loss run, every weight moves and the losses are finite."""
@@ -452,6 +469,8 @@ def test_masked_module_ppo_update_without_a_ray_cluster():
     assert all(not torch.equal(before[k], after[k]) for k in before)
 
 
+@pytest.mark.slow
+@pytest.mark.rllib
 @pytest.mark.parametrize("inference_only", [False, True], ids=["learner", "env-runner"])
 def test_masked_module_warm_starts_from_a_cardgym_model(tmp_path, inference_only):
     """model_config["init"]: the module takes a trainer model's shape and weights, so its masked logits

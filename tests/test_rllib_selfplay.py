@@ -187,6 +187,7 @@ def test_spaces_and_bad_input():
         SelfPlayBatch("skyjo", 0)
 
 
+@pytest.mark.subprocess
 def test_cardgym_and_the_example_import_no_ray():
     code = (
         "import importlib.util, sys\n"
@@ -219,6 +220,8 @@ def _config(**overrides):
     return _example().build_config(argparse.Namespace(**args))
 
 
+@pytest.mark.slow
+@pytest.mark.rllib
 @pytest.mark.parametrize("game,players", [("skyjo", 2), ("skipbo", 3)])
 def test_selfplay_env_runner_plays_every_seat_and_trains(game, players):
     """The EnvRunner (no ray.init): every seat's decisions come back as SingleAgentEpisodes whose
@@ -260,6 +263,9 @@ def test_selfplay_env_runner_plays_every_seat_and_trains(game, players):
     assert set(metrics["agent_episode_return_mean"]) == {f"seat_{s}" for s in range(players)}
 
 
+@pytest.mark.slow
+@pytest.mark.rllib
+@pytest.mark.subprocess
 def test_selfplay_example_end_to_end(tmp_path):
     """The script as a user runs it (a local Ray, one EnvRunner actor): trains two iterations,
     evaluates, writes results.json and a checkpoint."""
@@ -281,6 +287,8 @@ def test_selfplay_example_end_to_end(tmp_path):
     assert "training throughput" in proc.stdout
 
 
+@pytest.mark.slow
+@pytest.mark.rllib
 def test_examples_wait_for_slow_env_runners():
     """Both batched examples give RLlib a long sample timeout (default 600 s, ``--sample-timeout``):
     with RLlib's 60 s, EnvRunner actors (run by Ray at niceness 15) on a busy machine returned no steps."""

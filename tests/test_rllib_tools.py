@@ -133,6 +133,7 @@ def test_evaluate_vs_bots_plays_every_baseline_bot():
     assert len(lines) == len(final) and lines[0].startswith(f"vs {baseline_bots('skyjo')[0]:<8} win rate")
 
 
+@pytest.mark.subprocess
 def test_rllib_tools_imports_no_ray():
     code = ("import sys, cardgym.wrappers, cardgym.wrappers.rllib_tools\n"
             "bad = sorted(m for m in sys.modules if m == 'ray' or m.startswith('ray.'))\n"

@@ -124,6 +124,7 @@ def test_rllib_vector_env_bad_input():
         env.reset(seed=[1, 2, 3])
 
 
+@pytest.mark.subprocess
 def test_the_batched_example_and_wrappers_import_no_ray():
     code = (
         "import importlib.util, sys\n"
@@ -149,6 +150,8 @@ def _config(**overrides):
     return example.build_config(argparse.Namespace(**args))
 
 
+@pytest.mark.slow
+@pytest.mark.rllib
 def test_rllib_env_runner_steps_the_compiled_vector_env():
     """RLlib's SingleAgentEnvRunner builds the env through gymnasium.make_vec with the vector entry
     point (no ray.init): one compiled batch per runner, legal sampled actions, a finite PPO update."""
@@ -173,6 +176,8 @@ def test_rllib_env_runner_steps_the_compiled_vector_env():
     assert_ppo_update_learns(config, runner, episodes, steps)
 
 
+@pytest.mark.slow
+@pytest.mark.rllib
 def test_rllib_example_policy_plays_duplicate_games():
     config = _config()
     from ray.rllib.env.single_agent_env_runner import SingleAgentEnvRunner
@@ -208,6 +213,8 @@ def test_policy_slot_plays_random_legal_moves_then_its_policy():
         obs, rew, term, trunc, _ = env.step(np.argmax(obs["action_mask"], axis=1))
 
 
+@pytest.mark.slow
+@pytest.mark.rllib
 def test_rllib_snapshot_callback_gives_the_runner_module_to_self_opponents():
     config = _config(opponents="random,self", snapshot_every=1)
     import torch
@@ -230,6 +237,9 @@ def test_rllib_snapshot_callback_gives_the_runner_module_to_self_opponents():
         assert torch.equal(slot.policy.module.state_dict()[k], v)
 
 
+@pytest.mark.slow
+@pytest.mark.rllib
+@pytest.mark.subprocess
 def test_rllib_batched_example_end_to_end(tmp_path):
     """The script as a user runs it (a local Ray, one EnvRunner actor, a 'self' block): trains two
     iterations, evaluates, writes results.json and a checkpoint."""
@@ -251,6 +261,8 @@ def test_rllib_batched_example_end_to_end(tmp_path):
     assert "training throughput" in proc.stdout
 
 
+@pytest.mark.slow
+@pytest.mark.rllib
 def test_rllib_batched_example_reward_option_reaches_the_env():
     config = _config(reward="score")
     from ray.rllib.env.single_agent_env_runner import SingleAgentEnvRunner
@@ -260,6 +272,8 @@ def test_rllib_batched_example_reward_option_reaches_the_env():
     assert _config().env_config.get("reward") is None  # default: the game's own reward
 
 
+@pytest.mark.slow
+@pytest.mark.rllib
 def test_rllib_batched_example_warm_starts_from_a_trainer_model(tmp_path):
     """--init: the EnvRunner's module (and the learner's) carries the trainer model's weights, so the
     runner's first actions are that policy's; --hidden that does not fit the model is an error."""

@@ -191,6 +191,7 @@ def test_bind_search_checks_the_default_budget():
                     horizon=0, rollout_bot="nobody")
 
 
+@pytest.mark.subprocess
 @pytest.mark.skipif(numba.config.DISABLE_JIT, reason="nothing is compiled under NUMBA_DISABLE_JIT")
 def test_the_bound_search_loop_is_cached_on_disk():
     """The loop is bound to each game through module globals, not closures (which numba cannot cache):

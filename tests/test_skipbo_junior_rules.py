@@ -531,6 +531,7 @@ def test_bots_always_legal_and_greedy_beats_random():
     assert res["a_win_rate"] > 0.7, res
 
 
+@pytest.mark.subprocess
 def test_no_jit_mode_runs():
     code = (
         "import numpy as np\n"

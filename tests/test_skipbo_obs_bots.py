@@ -142,6 +142,7 @@ def test_render_and_result():
     assert res["winners"] == [] and res["totals"] == [0, 0, 0, 0]
 
 
+@pytest.mark.subprocess
 def test_python_mode_runs():
     code = (
         "from cardgym.eval import match;"

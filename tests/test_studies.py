@@ -51,6 +51,7 @@ def test_resample_shuffles_only_what_nobody_sees():
         assert np.array_equal(after[name], before[name]), name
 
 
+@pytest.mark.slow
 def test_rollouts_make_the_oracle_stronger_than_its_rollout_bot():
     """On the same 150 deals (both seats), the search that knows the deck must beat greedy, its own
     rollout policy, by a wide margin; a search that ignored its rollouts would not."""

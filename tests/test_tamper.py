@@ -233,6 +233,8 @@ def children():
             p.kill()
 
 
+@pytest.mark.slow
+@pytest.mark.subprocess
 @pytest.mark.parametrize("game", GAMES)
 def test_tampered_states_are_refused_or_play_safely(children, game):
     proc = children[game]

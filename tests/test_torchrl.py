@@ -163,6 +163,8 @@ def _sizes(game):
     return env.observation_space("player_0")["observation"].shape[0], env.action_space("player_0").n
 
 
+@pytest.mark.slow
+@pytest.mark.subprocess
 def test_torchrl_ppo_example_runs_and_replays(tmp_path, torchrl):
     args = ["--steps", 128, "--envs", 4, "--rollout", 16, "--epochs", 1, "--minibatch", 32, "--hidden", "32",
             "--games", 4, "--snapshot-every", 1, "--seed", 3]
@@ -183,6 +185,8 @@ def test_torchrl_ppo_example_runs_and_replays(tmp_path, torchrl):
     assert (tmp_path / "a" / "results.json").read_bytes() == (tmp_path / "b" / "results.json").read_bytes()
 
 
+@pytest.mark.slow
+@pytest.mark.subprocess
 def test_torchrl_ppo_example_refuses_bad_flags(tmp_path):
     for bad, word in ((["--opponents", "random:1,nobody:2"], "--opponents"), (["--steps", "0"], "--steps"),
                       (["--num-players", "1"], "--num-players"), (["--lr", "0"], "--lr")):

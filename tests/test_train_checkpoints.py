@@ -251,6 +251,8 @@ def test_results_json_is_the_same_for_the_same_command(tmp_path):
     assert timing["pretrain_collect_s"] >= 0
 
 
+@pytest.mark.slow
+@pytest.mark.subprocess
 def test_resume_without_a_checkpoint_exits_non_zero_from_the_command_line(tmp_path):
     import subprocess
     import sys

@@ -71,6 +71,7 @@ def test_trainer_resume_is_exact(tmp_path):
     assert load_policy(tmp_path / "part" / "model.pt").meta["trained_steps"] == 768
 
 
+@pytest.mark.slow
 def test_pretraining_clones_the_teacher(tmp_path):
     """Behaviour cloning before PPO: the held-out agreement with the teacher rises well above what an
     untrained policy gets, and the imitation term keeps running in the PPO iterations."""

@@ -80,6 +80,8 @@ def test_steps_cover_every_bot_encoder_and_set_of_bots():
         warmup.warm(["crazy_eights"], jobs=0)
 
 
+@pytest.mark.slow
+@pytest.mark.subprocess
 def test_after_warmup_no_surface_compiles_even_from_a_copy(tmp_path):
     games = tmp_path / "a" / "games"
     shutil.copytree(GAME, games / "crazy_eights", ignore=shutil.ignore_patterns("__pycache__"))

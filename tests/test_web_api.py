@@ -300,6 +300,7 @@ def test_a_model_given_on_the_command_line_plays_a_seat(tmp_path):
     assert r.status_code == 400 and "'mine'" in r.json()["error"]  # a Skyjo model plays no Skip-Bo seat
 
 
+@pytest.mark.subprocess
 def test_cardgym_serve_listens_on_localhost(tmp_path):
     import socket
     import subprocess

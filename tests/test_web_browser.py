@@ -44,10 +44,14 @@ PHONE = (390, 844)
 SIZES = {"laptop": LAPTOP, "phone": PHONE}
 AXE_VERSION = "4.10.3"
 
-pytestmark = pytest.mark.skipif(
-    not (shutil.which(CHROMIUM) and shutil.which(CHROMEDRIVER)),
-    reason=f"no headless Chromium here ({CHROMIUM}, {CHROMEDRIVER}): apt-get install chromium chromium-driver",
-)
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.slow,
+    pytest.mark.skipif(
+        not (shutil.which(CHROMIUM) and shutil.which(CHROMEDRIVER)),
+        reason=f"no headless Chromium here ({CHROMIUM}, {CHROMEDRIVER}): apt-get install chromium chromium-driver",
+    ),
+]
 
 
 @pytest.fixture(scope="module")

@@ -81,6 +81,7 @@ def _record_of(moves: int) -> bytes:
     return ("\n".join(lines) + "\n").encode()
 
 
+@pytest.mark.subprocess
 def test_nothing_holds_up_another_clients_requests(server):
     base, _ = server
     me = httpx.Client(base_url=base, timeout=30)
@@ -161,6 +162,8 @@ def test_nothing_holds_up_another_clients_requests(server):
     print(f"worst wait {worst[0]:.3f} s ({worst[1]}) of {len(waits)} requests")
 
 
+@pytest.mark.slow
+@pytest.mark.subprocess
 def test_stalled_connections_are_closed(server):
     _, port = server
     socks = []
