@@ -117,7 +117,7 @@ elif surface == "vector":
 elif surface == "eval":
     from cardgym.eval import match
     match(game, "greedy", "expert", games=8)
-from cardgym.core import binder
+from cardgym.core.compiled import binder
 compiled = {}
 for mod in list(binder._COMPILED.values()):
     for name, f in vars(mod).items():

@@ -19,7 +19,7 @@ import time
 import cardgym
 from cardgym import eval as ev
 from cardgym.agents.text import TextPlayer
-from cardgym.core.aec import CardGameAEC
+from cardgym.core.envs.aec import CardGameAEC
 from cardgym.eval.ladder import ladder
 
 

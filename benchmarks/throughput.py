@@ -179,7 +179,7 @@ def peer_envs():
 
 def build_parser():
     """The flags of ``cardgym bench`` (``python benchmarks/throughput.py``)."""
-    from cardgym.cli_options import Parser, integer, real, text
+    from cardgym.app.options import Parser, integer, real, text
 
     ap = Parser(prog="cardgym bench", description=__doc__.split("\n")[0],
                 formatter_class=argparse.ArgumentDefaultsHelpFormatter)
@@ -205,7 +205,7 @@ def parse(argv=None):
             cardgym.registry.entry(g)
         except ValueError as exc:
             ap.error(f"argument --games: {exc}")
-    from cardgym.cli_options import check_output
+    from cardgym.app.options import check_output
 
     check_output(ap, "--json", args.json)  # before minutes of measuring
     return args
@@ -254,7 +254,7 @@ def main(argv=None):
         out = [{"env": env, "api": api, "decisions_per_s": round(w), **({"decisions_per_cpu_s": round(c)}
                                                                           if args.cpu else {})}
                for (env, api, _), (w, c) in zip(rows, best)]
-        from cardgym.cli_options import writing
+        from cardgym.app.options import writing
 
         with writing("cardgym bench", args.json), open(args.json, "w") as fh:
             json.dump({"machine": machine, "numba_threads": numba.get_num_threads(), "rows": out}, fh, indent=2)

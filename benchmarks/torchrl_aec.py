@@ -25,7 +25,7 @@ from pathlib import Path
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 import cardgym  # noqa: E402
-from cardgym.cli_options import Parser, integer  # noqa: E402
+from cardgym.app.options import Parser, integer  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 

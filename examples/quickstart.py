@@ -25,7 +25,7 @@ import time
 from pathlib import Path
 
 from cardgym import GAMES
-from cardgym.cli_options import Parser, amount, integer, seed, text
+from cardgym.app.options import Parser, amount, integer, seed, text
 from cardgym.eval import baseline_bots, wilson
 from cardgym.train import main as train
 

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import cardgym
 from cardgym import render
-from cardgym.cli_options import Parser, integer, seed, text
+from cardgym.app.options import Parser, integer, seed, text
 
 MODULES = {name: entry.module for name, entry in cardgym.GAMES.items()}
 
@@ -38,7 +38,7 @@ def main(argv=None):
     ap.add_argument("--ms", type=integer(1, 60_000), default=350, help="milliseconds per frame")
     args = ap.parse_args(argv)
 
-    from cardgym.cli_options import check_rules, check_seat
+    from cardgym.app.options import check_rules, check_seat
 
     game = cardgym.get_game(args.game)
     mod = importlib.import_module(MODULES[args.game])

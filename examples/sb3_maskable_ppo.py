@@ -4,7 +4,7 @@ evaluation against every bot at the end, a results JSON and a learning-curve PNG
     python examples/sb3_maskable_ppo.py --game skyjo --opponent greedy --steps 2000000 --vec compiled
     python examples/sb3_maskable_ppo.py --game skipbo_junior --opponent random --steps 200000 --vec dummy
 
-``--vec compiled`` (default) trains on ``cardgym.sb3.make_vec_env``: every game of the batch, opponents
+``--vec compiled`` (default) trains on ``cardgym.wrappers.sb3.make_vec_env``: every game of the batch, opponents
 included, steps in one compiled call (no subprocesses). ``--vec dummy`` uses SB3's ``DummyVecEnv`` over
 the single-agent Gymnasium env (``gymnasium.make("cardgym/Skyjo-v0")``), the textbook route.
 Outputs in ``--out``: ``model.zip`` (SB3), ``eval/evaluations.npz`` (MaskableEvalCallback),
@@ -52,7 +52,7 @@ def main(argv=None) -> dict:
     p.add_argument("--num-players", "--players", dest="players", type=int, default=2, help="players per game")
     p.add_argument("--steps", type=int, default=200_000, help="total env steps of the learner")
     p.add_argument("--vec", choices=["compiled", "dummy"], default="compiled",
-                   help="compiled: cardgym.sb3.make_vec_env (one compiled batch); dummy: SB3 DummyVecEnv")
+                   help="compiled: cardgym.wrappers.sb3.make_vec_env (one compiled batch); dummy: SB3 DummyVecEnv")
     p.add_argument("--envs", type=int, default=64, help="parallel games")
     p.add_argument("--n-steps", type=int, default=128, help="PPO rollout length per env")
     p.add_argument("--batch-size", type=int, default=2048, help="PPO minibatch size")
@@ -77,7 +77,7 @@ def main(argv=None) -> dict:
     from stable_baselines3.common.monitor import Monitor
     from stable_baselines3.common.vec_env import DummyVecEnv, VecMonitor
 
-    import cardgym.sb3
+    import cardgym.wrappers.sb3
     from cardgym.eval import baseline_bots
     from cardgym.train.evaluate import duplicate_eval, format_result
     from cardgym.train.plot import line_plot
@@ -94,7 +94,7 @@ def main(argv=None) -> dict:
         k, _, v = kv.partition("=")
         rules[k] = _value(v)
     if a.vec == "compiled":
-        venv = VecMonitor(cardgym.sb3.make_vec_env(a.game, a.envs, opponent=a.opponent, **rules))
+        venv = VecMonitor(cardgym.wrappers.sb3.make_vec_env(a.game, a.envs, opponent=a.opponent, **rules))
         venv.seed(a.seed)
     else:
         venv = sb3_make_vec_env(gym_id, n_envs=a.envs, seed=a.seed, vec_env_cls=DummyVecEnv,

@@ -43,7 +43,7 @@ from pathlib import Path  # noqa: E402
 import numpy as np  # noqa: E402
 
 import cardgym  # noqa: E402
-from cardgym.cli_options import (  # noqa: E402
+from cardgym.app.options import (  # noqa: E402
     Parser, amount, check_rules, integer, key_value, literal, real, seed, sizes, text,
 )
 

@@ -20,8 +20,8 @@ import numpy as np
 from numba import njit
 
 import cardgym
-from cardgym.core import worlds
-from cardgym.core.rng import bot_below
+from cardgym.core.spec import worlds
+from cardgym.core.compiled.rng import bot_below
 
 ROOT = Path(__file__).resolve().parents[1]
 spec = importlib.util.spec_from_file_location("pimc_example", ROOT / "examples" / "pimc.py")

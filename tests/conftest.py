@@ -162,7 +162,7 @@ def pytest_collection_modifyitems(config, items):
 
 
 #: where cardgym's kernel-cache module may live (the first that imports is used)
-CACHE_MODULES = ("cardgym.core.cache", "cardgym.core.compiled.cache", "cardgym.core.compile.cache")
+CACHE_MODULES = ("cardgym.core.compiled.cache", "cardgym.core.compiled.cache", "cardgym.core.compile.cache")
 
 
 def cache_module():
@@ -180,7 +180,7 @@ def cache_module():
 def kernel_cache_state(choice=None) -> str:
     """``"warm"``, ``"cold"`` (no cached kernel of cardgym for its current sources: the first tests
     compile for minutes) or ``"unknown"`` (the cache module is not where this looks, or cannot say),
-    read from cardgym's cache layout (`cardgym.core.cache`: the folders of the current content stamp).
+    read from cardgym's cache layout (`cardgym.core.compiled.cache`: the folders of the current content stamp).
     ``choice``: a ``(kind, folder)`` as ``cache.choose()`` gives (default: the one in use)."""
     cache = cache_module()
     if cache is None:

@@ -1,4 +1,4 @@
-"""The packed arguments of the compiled episode loops (`cardgym.core.batch`)."""
+"""The packed arguments of the compiled episode loops (`cardgym.core.compiled.batch`)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import cardgym
-from cardgym.core.batch import Batch, new_batch, setup
+from cardgym.core.compiled.batch import Batch, new_batch, setup
 
 
 def test_new_batch_holds_one_row_per_record_with_the_loops_dtypes():

@@ -10,7 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from cardgym.core import cache
+from cardgym.core.compiled import cache
 
 REPO = Path(__file__).resolve().parents[1]
 CRAZY_EIGHTS = REPO / "tests" / "games" / "crazy_eights"
@@ -43,7 +43,7 @@ def test_what_kernels_depend_on_is_their_files_and_the_modules_they_import():
     # rules.py holds no kernel, but its constants are frozen into the kernels that import it
     assert not cache._digest(CRAZY_EIGHTS / "rules.py")[0]
     mine = [rel for _, rel, _ in cache._relevant([cache.ROOT])]
-    assert "core/rng.py" in mine and "games/skyjo/rules.py" in mine
+    assert "core/compiled/rng.py" in mine and "games/skyjo/rules.py" in mine
     assert not any(rel.endswith(("scene.py", "text.py")) for rel in mine)
 
 

@@ -1,7 +1,7 @@
 """Compiled bindings cache per game: two games with the same record dtype but different kernels (here
 Crazy Eights and a renamed copy whose ``legal`` forbids drawing while a card can be played and whose
 search scores rollouts the other way round) must never load each other's cached machine code (neither
-the ``core/bound.py`` binding nor the ``search_loop.py`` one) from numba's on-disk cache (issue 12: a
+the ``core/compiled/bound.py`` binding nor the ``search_loop.py`` one) from numba's on-disk cache (issue 12: a
 game is one folder, so a copied folder is the first thing a third party writes)."""
 
 from __future__ import annotations
@@ -175,7 +175,7 @@ def test_an_edited_plugin_kernel_is_seen_by_the_next_process(tmp_path):
 def test_a_plugin_folder_gets_its_own_stamp(tmp_path):
     """The stamp of a plugin package covers its kernel files and cardgym's; watching it drops its stale
     cached kernels (in its in-tree ``__pycache__``) when one of them changes."""
-    from cardgym.core import cache
+    from cardgym.core.compiled import cache
 
     pkg = tmp_path / "mygame"
     (pkg / "__pycache__").mkdir(parents=True)
@@ -203,7 +203,7 @@ def test_a_plugin_folder_gets_its_own_stamp(tmp_path):
 DAMAGE_SCRIPT = textwrap.dedent("""
     import numpy as np
     import cardgym
-    from cardgym.core.rng import splitmix64
+    from cardgym.core.compiled.rng import splitmix64
     print("value", int(splitmix64(np.uint64(12345))))
 """)
 
@@ -244,7 +244,7 @@ def test_a_damaged_cache_entry_is_dropped_and_recompiled(tmp_path, kind, damage)
 def test_the_numba_hooks_name_the_numba_they_were_written_for():
     import warnings
 
-    from cardgym.core import numba_hooks
+    from cardgym.core.compiled import numba_hooks
 
     assert numba_hooks.check_version()  # the numba this suite runs on is one the hooks know
     numba_hooks._warned.discard("version")

@@ -205,11 +205,11 @@ def test_rules_are_rendered_not_raw_markdown(capsys):
 def test_package_rules_page_equals_the_docs_page(name):
     from pathlib import Path
 
-    from cardgym.docs_pages import package_page
+    from cardgym.app.pages import package_page
 
     docs = Path(__file__).resolve().parents[1] / "docs" / f"{name}.md"
     assert package_page(name).read_text() == docs.read_text(), (
-        f"src/cardgym/pages/{name}.md differs from docs/{name}.md: run python -m cardgym.docs_pages docs")
+        f"src/cardgym/pages/{name}.md differs from docs/{name}.md: run python -m cardgym.app.pages docs")
 
 
 @pytest.mark.slow
@@ -276,7 +276,7 @@ except ImportError as exc:
 def test_play_skyjo_shows_the_drawn_card_and_says_what_a_move_does():
     import io
 
-    from cardgym.play import play_terminal
+    from cardgym.cli.play import play_terminal
 
     # two setup reveals, then draw from the draw pile, then quit
     inp, out = io.StringIO("0\n1\n24\nq\n"), io.StringIO()  # moves are action ids: reveal 0, 1; draw

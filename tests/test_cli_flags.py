@@ -18,7 +18,7 @@ import pytest
 
 import cardgym
 from cardgym import cli
-from cardgym.cli_options import rule_defaults
+from cardgym.app.options import rule_defaults
 from cardgym.train.cli import build_parser as train_parser, config_from_args
 
 BUILTIN = cardgym.registry.names(builtin=True)

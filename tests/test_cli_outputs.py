@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from cardgym.cli import main
-from cardgym.game_records import play_recorded
+from cardgym.app.game_records import play_recorded
 
 
 @pytest.fixture

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 import cardgym
-from cardgym.core import cache
+from cardgym.core.compiled import cache
 
 REPO = Path(__file__).resolve().parents[1]
 SRC = REPO / "src"
@@ -38,7 +38,7 @@ def _run(code, env_extra, *, pythonpath=SRC, user=None, timeout=300):
 @pytest.mark.slow
 @pytest.mark.subprocess
 def test_notice_printed_on_a_cache_miss_only(tmp_path):
-    code = "import cardgym.core.rng as r; print(r.splitmix64(1))"
+    code = "import cardgym.core.compiled.rng as r; print(r.splitmix64(1))"
     cold = _run(code, {"NUMBA_CACHE_DIR": str(tmp_path)})
     assert cold.returncode == 0, cold.stderr
     assert cold.stderr.count(NOTICE) == 1, cold.stderr
@@ -53,7 +53,7 @@ def test_notice_printed_on_a_cache_miss_only(tmp_path):
 @pytest.mark.subprocess
 def test_a_long_compile_says_it_is_still_compiling(tmp_path):
     # the heartbeat every HEARTBEAT_S seconds (10 by default) while one outermost compile runs
-    code = ("import cardgym.core.cache as c; c.HEARTBEAT_S = 0.2\n"
+    code = ("import cardgym.core.compiled.cache as c; c.HEARTBEAT_S = 0.2\n"
             "from cardgym import skyjo_v0\n"
             "env = skyjo_v0.env(); env.reset(seed=0); env.step(env.unwrapped.legal_actions()[0])\n"
             "import threading, time; time.sleep(0.5)\n"
@@ -175,10 +175,10 @@ def test_cache_folders_match_the_locator(tmp_path, monkeypatch):
     folder = tmp_path / "nb"
     monkeypatch.setattr(cache, "_numba_cache_dir", lambda: str(folder))
     monkeypatch.setitem(cache._FALLBACKS, cache.ROOT, ("NUMBA_CACHE_DIR", folder))
-    (got,) = [f for f in cache.cache_folders("NUMBA_CACHE_DIR", folder) if f.name == "core"]
-    from cardgym.core.rng import splitmix64
+    (got,) = [f for f in cache.cache_folders("NUMBA_CACHE_DIR", folder) if f.name == "core.compiled"]
+    from cardgym.core.compiled.rng import splitmix64
 
-    locator = cache._make_locator().from_function(splitmix64.py_func, str(cache.ROOT / "core" / "rng.py"))
+    locator = cache._make_locator().from_function(splitmix64.py_func, str(cache.ROOT / "core" / "compiled" / "rng.py"))
     assert locator is not None and locator.get_cache_path() == str(got)
     assert got.parent.name == cache.tree_name(cache.ROOT, cache.sources_stamp())
     elsewhere = tmp_path / "other.py"
@@ -189,7 +189,7 @@ def test_cache_folders_match_the_locator(tmp_path, monkeypatch):
 # ------------------------------------------------------------------- a copied tree keeps its kernels
 COPY_STEP = (
     "import sys, numpy as np, cardgym\n"
-    "from cardgym.core.rng import splitmix64\n"
+    "from cardgym.core.compiled.rng import splitmix64\n"
     "print(int(splitmix64(np.uint64(12345))))\n"
     "if sys.argv[1:]:\n"
     "    e = cardgym.crazy_eights_v0.env(); e.reset(seed=3)\n"
@@ -209,7 +209,7 @@ def _copy_tree(src: Path, dst: Path, keep_cache: bool) -> Path:
 
 
 def _edit_a_game_kernel(src: Path) -> None:
-    """A change in a kernel file that the checked kernel (``core/rng.py``'s ``splitmix64``) does not live
+    """A change in a kernel file that the checked kernel (``core/compiled/rng.py``'s ``splitmix64``) does not live
     in: numba alone would not see it; cardgym's content stamp does."""
     kernels = src / "cardgym" / "games" / "skyjo" / "kernels.py"
     kernels.write_text(kernels.read_text() + "\n# edited\n")
@@ -262,7 +262,7 @@ ONE_STEP = (
     "import numpy as np, cardgym.skyjo_v0 as m\n"
     "e = m.env(); e.reset(seed=3)\n"
     "e.step(int(np.flatnonzero(e.observe(e.agent_selection)['action_mask'])[0]))\n"
-    "from cardgym.core import cache; print('CACHE', cache.choose()[0])\n"
+    "from cardgym.core.compiled import cache; print('CACHE', cache.choose()[0])\n"
 )
 
 
@@ -395,7 +395,7 @@ def test_bindings_are_per_bot_and_encoder_and_check_their_indices():
     # each binding caches under its own names, which start with the game's (tests/test_cache_keys.py)
     assert one.vec_step.py_func.__qualname__ == "vec_step__skyjo_b1o0"
     assert game.compiled().reset_one.py_func.__qualname__ == "reset_one__skyjo"
-    # ... and takes what its bot / encoder does not change from the smallest binding (core/binder.py):
+    # ... and takes what its bot / encoder does not change from the smallest binding (core/compiled/binder.py):
     # one compile per game of each bot, encoder and bot-free entry point, whichever surface asks first
     assert one.reset_one is game.compiled().reset_one is game.compiled(bot=2, obs=0).reset_one
     assert one.bot is game.compiled(bot=1).bot and one.batch_bot is game.compiled(bot=1).batch_bot

@@ -176,7 +176,7 @@ def test_unpicklable_parts_are_refused_with_the_ways_that_work(name):
 def test_a_changed_spec_is_refused_by_pickle_not_by_deepcopy():
     import dataclasses
 
-    from cardgym.core.vector import CardGameVectorEnv
+    from cardgym.core.envs.vector import CardGameVectorEnv
 
     game = dataclasses.replace(cardgym.get_game("skyjo"))
     v = CardGameVectorEnv(game, 2)

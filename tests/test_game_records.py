@@ -1,4 +1,4 @@
-"""Game records (cardgym.game_records): written by play, eval and GameRecorder; replayed exactly; a
+"""Game records (cardgym.app.game_records): written by play, eval and GameRecorder; replayed exactly; a
 record that does not replay is refused with its line number and the reason."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import pytest
 
 import cardgym
 from cardgym.cli import main
-from cardgym.game_records import (
+from cardgym.app.game_records import (
     GameRecorder,
     RecordError,
     parse_record,
@@ -138,7 +138,7 @@ def _player(lines, i, **fields):
 
 
 def test_hostile_records_are_refused_with_the_line_and_the_reason(tmp_path):
-    from cardgym.game_records import MAX_DEPTH, MAX_MOVES
+    from cardgym.app.game_records import MAX_DEPTH, MAX_MOVES
 
     lines = _good(tmp_path)
     n = len(lines)
@@ -182,7 +182,7 @@ def test_hostile_records_are_refused_with_the_line_and_the_reason(tmp_path):
 
 def test_a_swapped_legal_move_is_refused_with_its_line(tmp_path):
     lines = _good(tmp_path)
-    from cardgym.game_records import replay
+    from cardgym.app.game_records import replay
 
     rec = parse_record("\n".join(lines) + "\n")
     swapped = None

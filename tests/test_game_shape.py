@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 import cardgym
-from cardgym.core import worlds
-from cardgym.core.game import (
+from cardgym.core.spec import worlds
+from cardgym.core.spec.game import (
     CONTRACT_VERSION,
     CONTRACT_VERSIONS,
     EXPORTS,
@@ -30,10 +30,10 @@ from cardgym.core.game import (
     Standing,
     bot_random,
 )
-from cardgym.core.rules import Rules
+from cardgym.core.state.rules import Rules
 from cardgym.render.scene import Palette
 
-#: module -> every name it may export (docs/api.md, "The game contract"): the two tables of cardgym.core.game
+#: module -> every name it may export (docs/api.md, "The game contract"): the two tables of cardgym.core.spec.game
 SHAPE = {m: EXPORTS.get(m, ()) + OPTIONAL_EXPORTS.get(m, ()) for m in {**EXPORTS, **OPTIONAL_EXPORTS}}
 FILES = {f"{m}.py" for m in SHAPE} | {"__init__.py"}
 #: the one extra file a game outside ``cardgym.games`` (a test game) may have: its plain-Python legality,
@@ -260,9 +260,9 @@ CONTRACT_BREAKS = [
                "RULES = dataclasses.make_dataclass('NoCap', [('num_players', int, 2)], bases=(RULES.__mro__[2],),"
                " frozen=True)\n"}, {}, r"rules\.py RULES \(NoCap\) must have the rule option 'max_turns'"),
     ({"rules": "import numpy as np\nSTATE_DTYPE = np.dtype([('x', np.int8)])\n"}, {},
-     r"rules\.py STATE_DTYPE must be built by cardgym\.core\.game\.state_dtype"),
+     r"rules\.py STATE_DTYPE must be built by cardgym\.core\.spec\.game\.state_dtype"),
     ({"observe": "ENCODERS = dict(reversed(list(ENCODERS.items())))\n"}, {}, r"observe\.py ENCODERS must be a dict"),
-    ({"bots": "from cardgym.core.game import bot_random\nBOTS = {'greedy': BOTS['greedy'], 'random': bot_random}\n"},
+    ({"bots": "from cardgym.core.spec.game import bot_random\nBOTS = {'greedy': BOTS['greedy'], 'random': bot_random}\n"},
      {}, r"bots\.py BOTS may start with the game's own random bot, but random must come first"),
     ({"bots": "BOTS = dict(BOTS, extra=BOTS['greedy'])\n"}, {}, r"bots\.py the game has 5 bots .*at most 4"),
     ({"bots": "BOTS = None\n"}, {}, r"bots\.py must define BOTS"),
@@ -319,7 +319,7 @@ GAME_WORDS = re.compile(r"skyjo|skip-?bo|junior|crazy|blackjack", re.I)
 def test_no_game_name_in_the_generic_layers():
     """eval, play, the CLI and core read a game's spec, never its name."""
     src = Path(cardgym.__file__).resolve().parent
-    files = [*sorted((src / "eval").rglob("*.py")), src / "play.py", src / "cli.py", *sorted((src / "core").rglob("*.py"))]
+    files = [*sorted((src / "eval").rglob("*.py")), src / "cli" / "play.py", src / "cli" / "__init__.py", *sorted((src / "core").rglob("*.py"))]
     found = []
     for path in files:
         rel = str(path.relative_to(src))

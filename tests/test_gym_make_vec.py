@@ -17,7 +17,7 @@ from gymnasium.utils.env_checker import data_equivalence
 from gymnasium.vector import AutoresetMode, SyncVectorEnv, VectorEnv
 
 import cardgym
-from cardgym.core.vector import CardGameVectorEnv
+from cardgym.core.envs.vector import CardGameVectorEnv
 
 GAME_IDS = {name: entry.gym_id for name, entry in cardgym.GAMES.items()}
 

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import cardgym
-from cardgym.core.vector import MAX_NUM_ENVS
+from cardgym.core.envs.vector import MAX_NUM_ENVS
 
 ROOT = Path(__file__).resolve().parents[1]
 SRC = str(ROOT / "src")

@@ -15,13 +15,13 @@ import numpy as np
 import pytest
 from numba import njit
 
-from cardgym.core.binder import KernelTypingError, load_template
+from cardgym.core.compiled.binder import KernelTypingError, load_template
 
 REPO = Path(__file__).resolve().parents[1]
 CRAZY_EIGHTS = REPO / "tests" / "games" / "crazy_eights"
 
 TEMPLATE = textwrap.dedent('''
-    from cardgym.core.fastcall import tagged_jit
+    from cardgym.core.compiled.fastcall import tagged_jit
 
     TAG = globals().get("TAG", "")
     KERNEL = None

@@ -89,12 +89,12 @@ def test_the_scan_sees_what_it_must_refuse(tmp_path):
     pkg.mkdir()
     (pkg / "__init__.py").write_text("from ...kit import GameSpec\nfrom .._shared import presets\n")
     (pkg / "scene.py").write_text(
-        "import numpy as np\nfrom ...core.game import RUNNING\nfrom cardgym.render.scene import Card\n"
+        "import numpy as np\nfrom cardgym.core.spec.game import RUNNING\nfrom cardgym.render.scene import Card\n"
         "from ...kit.cards import top\nfrom .rules import X\n"
         "def f():\n    from ..skyjo import rules\n    from ... import registry\n")
     got = offending(pkg, "cardgym.games.demo")
     assert [g.split(" imports ")[1] for g in got] == [
-        "cardgym.core.game", "cardgym.render.scene", "cardgym.kit.cards", "cardgym.games.skyjo",
+        "cardgym.core.spec.game", "cardgym.render.scene", "cardgym.kit.cards", "cardgym.games.skyjo",
         "cardgym.registry"], got
     assert all(p.name != "demo" for p, _ in PACKAGES)
 
@@ -112,7 +112,7 @@ def test_a_helper_module_in_a_game_folder_loads_and_stamps_the_cache(tmp_path, m
     import shutil
     import sys
 
-    from cardgym.core.cache import source_tag, sources_stamp
+    from cardgym.core.compiled.cache import source_tag, sources_stamp
     from cardgym.kit import GameSpec
 
     folder = tmp_path / "ce_helpers"

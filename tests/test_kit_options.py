@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import cardgym
-from cardgym.cli_options import option_help
+from cardgym.app.options import option_help
 from cardgym.kit import FlatEncoder, Layout, Rules, Slot, option
 
 

@@ -12,7 +12,7 @@ import pytest
 
 import cardgym
 from cardgym import cli
-from cardgym.core.actions import bot_choice
+from cardgym.core.state.actions import bot_choice
 from cardgym.eval import ladder as lad
 
 #: the published anchors of ladder version 1 (docs/llm_agents.md): changing them is a new version

@@ -89,19 +89,19 @@ def _append(path: Path, text: str) -> None:
 
 @pytest.mark.subprocess
 def test_the_contracts_catch_core_importing_agents_inside_a_function(copy_of_src):
-    _append(copy_of_src / "cardgym/core/aec.py", "\n\ndef _bad():\n    from ..agents import load_policy\n")
+    _append(copy_of_src / "cardgym/core/envs/aec.py", "\n\ndef _bad():\n    from cardgym.agents import load_policy\n")
     proc = lint(copy_of_src)
     assert proc.returncode == 1, proc.stdout + proc.stderr
     assert "cardgym.core is not allowed to import cardgym.agents" in proc.stdout
-    assert "cardgym.core.aec -> cardgym.agents" in proc.stdout
+    assert "cardgym.core.envs.aec -> cardgym.agents" in proc.stdout
 
 
 @pytest.mark.subprocess
 def test_the_contracts_catch_core_importing_the_package(copy_of_src):
-    _append(copy_of_src / "cardgym/core/opponents.py", "\n\ndef _bad():\n    import cardgym\n")
+    _append(copy_of_src / "cardgym/core/envs/opponents.py", "\n\ndef _bad():\n    import cardgym\n")
     proc = lint(copy_of_src)
     assert proc.returncode == 1, proc.stdout + proc.stderr
-    assert "cardgym.core.opponents -> cardgym " in proc.stdout
+    assert "cardgym.core.envs.opponents -> cardgym " in proc.stdout
 
 
 @pytest.mark.subprocess
@@ -135,7 +135,7 @@ def test_import_cardgym_loads_no_layer_above_core():
 
 def test_core_plugin_slots():
     import cardgym.render
-    from cardgym.core import plugins
+    from cardgym.core import services as plugins
 
     assert plugins.get("rgb_array") is cardgym.render.rgb_array
     with pytest.raises(ValueError, match="unknown plug-in slot 'nope'; slots: "):
@@ -147,7 +147,7 @@ def test_core_plugin_slots():
 
 
 def test_an_empty_core_slot_says_what_is_missing(monkeypatch):
-    from cardgym.core import plugins
+    from cardgym.core import services as plugins
 
     monkeypatch.setattr(plugins, "_loaders", {})
     monkeypatch.setattr(plugins, "_loaded", {})

@@ -15,8 +15,8 @@ mcp = pytest.importorskip("mcp")
 
 from mcp import Client, StdioServerParameters  # noqa: E402
 
-from cardgym.game_records import parse_record, replay  # noqa: E402
-from cardgym.mcp_server import Games, Refused  # noqa: E402
+from cardgym.app.game_records import parse_record, replay  # noqa: E402
+from cardgym.cli.mcp_server import Games, Refused  # noqa: E402
 
 SRC = str(Path(__file__).resolve().parents[1] / "src")
 

@@ -243,7 +243,7 @@ def test_rllib_policy_slot_refresh_lands_at_episode_boundaries():
 
 def test_sb3_vec_env_infos_name_the_opponent():
     pytest.importorskip("stable_baselines3")
-    from cardgym.sb3 import make_vec_env
+    from cardgym.wrappers.sb3 import make_vec_env
 
     venv = make_vec_env("skyjo", 4, opponent=["random", "greedy"], episode="round")
     venv.reset()

@@ -11,7 +11,7 @@ import pytest
 
 import cardgym
 from cardgym import render
-from cardgym.play import HEIGHT, WIDTH, _visible, group_moves, play_terminal, screen
+from cardgym.cli.play import HEIGHT, WIDTH, _visible, group_moves, play_terminal, screen
 
 BUILTIN = cardgym.registry.names(builtin=True)
 

@@ -68,7 +68,7 @@ def test_every_game_gets_every_entry_point(name):
         env = pettingzoo.make("aec", entry.pettingzoo_id)
         assert env.unwrapped.game is mod.GAME
     # the compile notice names the game by its title
-    from cardgym.core import cache
+    from cardgym.core.compiled import cache
 
     assert cache._TITLES[name] == entry.title
 
@@ -107,7 +107,7 @@ def test_a_game_is_read_without_importing_it(tmp_path):
     pkg.mkdir()
     (pkg / "__init__.py").write_text(
         'raise RuntimeError("discovery must not import a game")\n'
-        "from cardgym.core.game import GameSpec\n"
+        "from cardgym.core.spec.game import GameSpec\n"
         'GAME = GameSpec.from_package(__name__, title="Lazy Game", gym_name="LazyGame", version=2)\n')
     sys.path.insert(0, str(tmp_path))
     try:
@@ -201,7 +201,7 @@ def test_a_name_taken_twice_is_refused(tmp_path):
     pkg = tmp_path / "skyjo_again" / "skyjo"
     pkg.mkdir(parents=True)
     (pkg / "__init__.py").write_text(
-        "from cardgym.core.game import GameSpec\n"
+        "from cardgym.core.spec.game import GameSpec\n"
         'GAME = GameSpec.from_package(__name__, title="Skyjo again", gym_name="SkyjoAgain")\n')
     with pytest.raises(ValueError, match="game name 'skyjo' of skyjo .* is already taken by cardgym.games.skyjo"):
         registry.add(tmp_path / "skyjo_again")
@@ -227,7 +227,7 @@ def test_rules_of_a_game_from_outside_is_its_docstring(capsys):
     """Issue 25.2: ``cardgym rules`` of a game registered from outside cardgym shows its package's
     docstring (it has no shipped page) instead of failing."""
     from cardgym.cli import main
-    from cardgym.docs_pages import rules_markdown
+    from cardgym.app.pages import rules_markdown
 
     outside = [n for n in registry.names(builtin=False)]
     assert outside, "the test suite registers tests/games through CARDGYM_GAMES"
@@ -243,7 +243,7 @@ def test_finishing_ranks_read_the_declared_standing():
 
     import numpy as np
 
-    from cardgym.core.game import Standing
+    from cardgym.core.spec.game import Standing
     from cardgym.eval.ratings import finishing_ranks
 
     game = cardgym.get_game("skyjo")

@@ -22,7 +22,7 @@ import numpy as np
 import pytest
 
 import cardgym
-from cardgym.core.vector import CardGameVectorEnv
+from cardgym.core.envs.vector import CardGameVectorEnv
 from cardgym.wrappers import RLlibVectorEnv, rllib_vector_env
 from conftest import assert_ppo_update_learns
 

@@ -7,7 +7,7 @@
 (b) Two records that differ only in their hidden cards give identical worlds and identical choices of
     every bot for the same seed (the same bot generator state).
 
-The search's worlds are replayed from Python: `cardgym.core.worlds.sample_worlds` with the seed the
+The search's worlds are replayed from Python: `cardgym.core.spec.worlds.sample_worlds` with the seed the
 compiled search loop draws (``kit/search_loop.py``: the expert's choice first, then two draws of the bot
 generator; tests/test_worlds.py checks that world ``k`` is the deal of rollout ``k``). A decision
 counts only where the record's bot generator after the real search equals the replayed one after that
@@ -23,9 +23,9 @@ import pytest
 from numba import njit
 
 import cardgym
-from cardgym.core import worlds
-from cardgym.core.rng import bot_below
-from cardgym.core.status import RUNNING
+from cardgym.core.spec import worlds
+from cardgym.core.compiled.rng import bot_below
+from cardgym.core.state.status import RUNNING
 from conftest import GAME_NAMES
 
 #: z above which a leak is reported (one-sided; a fair search exceeds it with probability ~3e-5)
@@ -225,7 +225,7 @@ def test_the_search_on_copies_never_reuses_a_seed():
 def test_plain_copies_would_reuse_seeds(monkeypatch):
     """The check above fails on the old way (copies that share the record's bot generator state, which
     the real record never sees advance): most decisions reuse an earlier one's seed."""
-    from cardgym.core.episodes import EpisodeDriver
+    from cardgym.core.envs.episodes import EpisodeDriver
 
     monkeypatch.setattr(EpisodeDriver, "copies", lambda self, idx: self.states[idx].copy())
     seeds, _ = _copies_run("skyjo", episodes=1)

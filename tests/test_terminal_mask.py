@@ -11,7 +11,7 @@ import pytest
 from conftest import GAME_NAMES
 
 import cardgym
-from cardgym.core.actions import TERMINAL_ACTION
+from cardgym.core.state.actions import TERMINAL_ACTION
 
 STEPS = 160
 SHORT = {"max_turns": 12}  # episodes end every few steps (truncated), and some by the rules

@@ -23,7 +23,7 @@ from cardgym import eval as ev
 from cardgym.agents.text import (DEFAULT_TEMPLATE, TextPlayer, check_template, parse_answer, rules_summary,
                                  table_json)
 from cardgym.eval.text_games import FORFEIT, play_one
-from cardgym.game_records import GameRecorder, parse_record, read_record, replay
+from cardgym.app.game_records import GameRecorder, parse_record, read_record, replay
 from cardgym.render.view import view
 
 from conftest import CONFIGS, config_id

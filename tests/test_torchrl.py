@@ -29,7 +29,7 @@ def torchrl():
 def test_an_unknown_option_is_a_type_error_and_a_value_error():
     import gymnasium as gym
 
-    from cardgym.core.rules import UnknownOptionError
+    from cardgym.core.state.rules import UnknownOptionError
 
     for make in (lambda: gym.make("cardgym/Skyjo-v0", frameskip=4), lambda: cardgym.make_vec("skyjo", 2, frameskip=4)):
         with pytest.raises(UnknownOptionError) as info:

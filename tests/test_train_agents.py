@@ -98,9 +98,9 @@ def test_sb3_vecenv_maskable_ppo():
     from sb3_contrib import MaskablePPO
     from sb3_contrib.common.maskable.utils import get_action_masks, is_masking_supported
 
-    import cardgym.sb3
+    import cardgym.wrappers.sb3
 
-    venv = cardgym.sb3.make_vec_env("skyjo", 8, opponent="random")
+    venv = cardgym.wrappers.sb3.make_vec_env("skyjo", 8, opponent="random")
     assert is_masking_supported(venv)
     venv.seed(0)
     obs = venv.reset()

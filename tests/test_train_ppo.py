@@ -145,7 +145,7 @@ def test_init_from_a_model_and_resume_guard(tmp_path):
 def test_trainer_rolls_out_through_the_public_vector_env(tmp_path):
     """The trainer's games are a `CardGameVectorEnv` (bots, the teacher, then the snapshot pool as its
     opponents), and its episodes start from the run's generator through ``new_episode``."""
-    from cardgym.core.vector import CardGameVectorEnv
+    from cardgym.core.envs.vector import CardGameVectorEnv
     from cardgym.train import Config, Trainer
 
     tr = Trainer(Config(game="skyjo", out=str(tmp_path), num_envs=8, hidden=(16,), imitate="expert",

@@ -10,7 +10,7 @@ import pytest
 import cardgym
 from cardgym import render
 from cardgym.render.view import dumps, element_ids, palette_dict
-from cardgym.viewcheck import check_view
+from cardgym.testing.viewcheck import check_view
 
 from conftest import CONFIGS, GAME_NAMES, config_id
 

@@ -4,9 +4,9 @@ serve`` compile nothing, also from a copy of the package at another path (a cont
 One game is warmed and checked: the test suite's own Crazy Eights (tests/games, registered like a
 third-party game), the cheapest to compile of the games with every kind of part (four bots with a
 search bot, a flat and a dict observation). One game is enough because every surface reaches a game's
-kernels through the same code for all games: the template bound per game (``core/bound.py`` through
-``core/binder.py``, one binding per bot, encoder and set of bots) and the same Python layers; only the
-game's own kernels differ, and `cardgym.warmup.steps_of` derives its steps from the game's bots and
+kernels through the same code for all games: the template bound per game (``core/compiled/bound.py`` through
+``core/compiled/binder.py``, one binding per bot, encoder and set of bots) and the same Python layers; only the
+game's own kernels differ, and `cardgym.cli.warmup.steps_of` derives its steps from the game's bots and
 encoders. The README's snippets name Skyjo and Skip-Bo: they run here as written with the game's
 names replaced (``skyjo_v0`` by ``crazy_eights_v0``, ``"skyjo"`` and the Gymnasium ids by Crazy
 Eights')."""
@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 import cardgym
-from cardgym import warmup
+from cardgym.cli import warmup
 
 REPO = Path(__file__).resolve().parents[1]
 SRC = REPO / "src"

@@ -18,7 +18,7 @@ warnings.filterwarnings("ignore", message=".*httpx.*starlette.testclient.*")
 from starlette.testclient import TestClient  # noqa: E402
 
 import cardgym  # noqa: E402
-from cardgym.game_records import parse_record, play_recorded, replay_states  # noqa: E402
+from cardgym.app.game_records import parse_record, play_recorded, replay_states  # noqa: E402
 from cardgym.render.view import dumps, view  # noqa: E402
 from cardgym.web.app import create_app  # noqa: E402
 from cardgym.web.tables import Tables  # noqa: E402

@@ -32,7 +32,7 @@ from selenium.webdriver.common.keys import Keys  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
 import cardgym  # noqa: E402
-from cardgym.game_records import play_recorded, read_record, replay_states  # noqa: E402
+from cardgym.app.game_records import play_recorded, read_record, replay_states  # noqa: E402
 from cardgym.render.view import view  # noqa: E402
 from cardgym.web.app import create_app  # noqa: E402
 from cardgym.web.tables import Tables  # noqa: E402
@@ -654,7 +654,7 @@ def test_a_replay_shows_a_text_players_answers_beside_its_moves(server, browser,
 
     from cardgym.agents.text import TextPlayer
     from cardgym.eval.text_games import play_one
-    from cardgym.game_records import GameRecorder
+    from cardgym.app.game_records import GameRecorder
 
     base, tables = server
     resize(browser, PHONE)

@@ -1,4 +1,4 @@
-"""`sample_world` and its batched forms (`cardgym.core.worlds`): for every game and test configuration,
+"""`sample_world` and its batched forms (`cardgym.core.spec.worlds`): for every game and test configuration,
 the checks of `check_sample_world` (the seat's observations and mask kept, a valid state, cards
 conserved, no dependence on the true hidden cards, the unseen cards' frequencies at every hidden place);
 that they fail on leaky samplers; the AEC and vector env methods; and that the compiled `search` bot
@@ -13,9 +13,9 @@ import numpy as np
 import pytest
 
 import cardgym
-from cardgym.core import worlds
-from cardgym.core.rng import next_seed, seed_record
-from cardgym.core.status import RUNNING
+from cardgym.core.spec import worlds
+from cardgym.core.compiled.rng import next_seed, seed_record
+from cardgym.core.state.status import RUNNING
 from conftest import CONFIGS, GAME_NAMES, config_id, module_of
 
 
@@ -127,7 +127,7 @@ def test_aec_sample_world_refuses_bad_input():
 @pytest.mark.parametrize("name", GAME_NAMES)
 def test_vector_sample_worlds_is_one_sample_world_per_env(name):
     game = cardgym.get_game(name)
-    from cardgym.core.vector import CardGameVectorEnv
+    from cardgym.core.envs.vector import CardGameVectorEnv
 
     vec = CardGameVectorEnv(game, 6, opponent="greedy", seat="random")
     vec.reset(seed=5)

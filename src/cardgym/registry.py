@@ -1,6 +1,6 @@
 """The one list of games: discovered, never written down.
 
-A game is a package whose ``__init__.py`` defines ``GAME``, a `cardgym.core.game.GameSpec` (normally
+A game is a package whose ``__init__.py`` defines ``GAME``, a `cardgym.core.spec.game.GameSpec` (normally
 ``GAME = GameSpec.from_package(__name__, title=..., gym_name=...)``; docs/api.md, "Adding a game").
 Games come from three places, in this order (the first to claim a name keeps it):
 
@@ -124,7 +124,7 @@ def _entry_from_meta(package: str, attr: str, meta: dict, origin: str) -> GameEn
 
 def _entry_from_spec(package: str, attr: str, origin: str) -> GameEntry:
     spec = getattr(importlib.import_module(package), attr, None)
-    from .core.game import GameSpec
+    from cardgym.core.spec.game import GameSpec
 
     if not isinstance(spec, GameSpec):
         raise TypeError(f"game package {package} must define {attr} = GameSpec.from_package(__name__, ...), "
@@ -298,12 +298,12 @@ def entry(name: str) -> GameEntry:
 
 
 def get(name: str):
-    """The `cardgym.core.game.GameSpec` of a game (imported on first use)."""
+    """The `cardgym.core.spec.game.GameSpec` of a game (imported on first use)."""
     e = entry(name)
     spec = _SPECS.get(name)
     if spec is None:
         spec = getattr(importlib.import_module(e.package), e.attr, None)
-        from .core.game import GameSpec
+        from cardgym.core.spec.game import GameSpec
 
         if not isinstance(spec, GameSpec):
             raise TypeError(f"game package {e.package} must define {e.attr} = GameSpec.from_package(__name__, "
@@ -335,7 +335,7 @@ def env_module(namespace: dict) -> None:
     game's entry points: ``GAME``, ``raw_env``, ``env``, the Gymnasium class (``SkyjoEnv``) and
     ``make_vec``; its docstring becomes the game's page (`page`), the PettingZoo way: ``help()`` shows
     the rules, options, spaces and actions."""
-    from .core.api import game_entry_points, vector_entry_point
+    from cardgym.core.envs.entry_points import game_entry_points, vector_entry_point
 
     module = namespace["__name__"]
     discover()
@@ -404,6 +404,6 @@ def _register_ids(e: GameEntry) -> None:
 
 
 def _register_title(e: GameEntry) -> None:
-    from .core import cache
+    from cardgym.core.compiled import cache
 
     cache.name_game(e.name, e.title, e.package)

@@ -131,7 +131,7 @@ class TorchPolicy:
     def __reduce__(self):
         # PolicyNet's class is local to a function (torch is imported lazily), so pickle the weights, the
         # metadata and the sampling generator's state instead: the copy acts exactly like this policy
-        # (env copies carry their model opponents this way, core/copies.py)
+        # (env copies carry their model opponents this way, core/envs/copies.py)
         state = {k: v.detach().clone() for k, v in self.net.state_dict().items()}
         return (_policy_from_state, (self.meta, (self.obs_size, self.num_actions, tuple(self.net.hidden)), state,
                                      self.deterministic, self._gen.get_state()))

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..core import plugins
+from cardgym.core import services as plugins
 
 FALLBACKS = ("forfeit", "random", "first")
 

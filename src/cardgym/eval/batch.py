@@ -8,7 +8,7 @@ import time
 
 import numpy as np
 
-from ..core.game import GameSpec
+from cardgym.core.spec.game import GameSpec
 
 
 def _game(game) -> GameSpec:
@@ -22,7 +22,7 @@ def _game(game) -> GameSpec:
 def _resolve(game: GameSpec, player, rules=None):
     """A bot name stays a name; a model path loads a policy (refused when trained on other ``rules`` or
     another observation than the flat ``vector`` one the matches use); a policy object is used as it is."""
-    from ..core.opponents import is_bot_name, load_model_opponent
+    from cardgym.core.envs.opponents import is_bot_name, load_model_opponent
 
     if is_bot_name(game, player):
         return player

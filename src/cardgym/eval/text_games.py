@@ -38,7 +38,7 @@ def play_one(env, row: list, seed: int, recorder=None):
     ``seed``. Returns ``(rewards, status, turns, record)``; ``status`` is `FORFEIT` when a text player
     forfeited (its seat's reward -1, every other seat's +1, the game stopped there).
 
-    ``recorder``: a `cardgym.game_records.GameRecorder` of ``env`` (or anything with its ``reset``,
+    ``recorder``: a `cardgym.app.game_records.GameRecorder` of ``env`` (or anything with its ``reset``,
     ``step(action, telemetry=None)`` and an ``end_extra`` dict), given every decision and the text
     players' telemetry."""
     n = env.num_players

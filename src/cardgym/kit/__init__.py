@@ -4,13 +4,13 @@ Every game, the built-in ones included, writes its folder from these; ``cardgym 
 one that uses them. The compiled helpers are ``numba.njit(cache=True)`` functions, to be called from a
 game's kernels.
 
-The spec and observations (`cardgym.core.game`, re-exported):
+The spec and observations (`cardgym.core.spec.game`, re-exported):
     `GameSpec` (``GameSpec.from_package(__name__, title=..., gym_name=...)`` in a game's
     ``__init__.py``), `Standing`, `state_dtype` (the common record header, then the game's fields),
     `Field`, `FlatEncoder`, `DictEncoder`, and the contract's tables `EXPORTS`, `OPTIONAL_EXPORTS`,
     `UTILITIES`, `MAX_BOTS`, `MAX_FLAT_ENCODERS`, `REQUIRED_BOTS`, `REQUIRED_OPTIONS`,
     `REQUIRED_RESULT_KEYS`; the status codes `RUNNING`, `TERMINATED`, `TRUNCATED`.
-Rules options (`cardgym.core.rules`): `Rules`, `option` (an option's default and its help, side by
+Rules options (`cardgym.core.state.rules`): `Rules`, `option` (an option's default and its help, side by
     side), `check_int`, `check_choice`, `check_bool`, and `REWARD_CODES` (the ``reward`` option's codes).
 Layouts (`cardgym.kit.layout`): `Layout` and `Slot` (a flat observation's fields, with the offsets a
     kernel writes at: `offset`; ``LAYOUT.encoder(observe, ...)`` is the `FlatEncoder` it serves).
@@ -18,15 +18,15 @@ The record header (`cardgym.kit.header`, compiled): `start_record` (the start of
     `clear_mask` (of every ``legal``), `clear_reward` (of every ``apply``).
 Decks and piles (`cardgym.kit.cards`, compiled): `deck_order` (a shuffled or stacked deal order),
     `load_pile`, `top`, `pop`, `push`, `move_all`, `refill_from`, `count_values`.
-Randomness (`cardgym.core.rng`, compiled): `seed_record`, `below`, `bot_below`, `shuffle`, `pick_legal`,
+Randomness (`cardgym.core.compiled.rng`, compiled): `seed_record`, `below`, `bot_below`, `shuffle`, `pick_legal`,
     `next_seed` (a fresh seed drawn from a record's stream).
-Memory (`cardgym.core.prefetch`, compiled): `prefetch_row` (a hint that a row is about to be read).
+Memory (`cardgym.core.compiled.prefetch`, compiled): `prefetch_row` (a hint that a row is about to be read).
 Search (`cardgym.kit.search`): `bind_search` (the determinized rollout loop bound to a game's
     parts), `budget_bot`, `shuffled_pool`, `confident_best`, `check_budget`; and the stock rollout
     value `win_draw_loss` (`cardgym.kit.value`, compiled).
-State checks (`cardgym.core.invariants`): `bad`, `in_range`, `all_in_range`, `all_equal`,
+State checks (`cardgym.core.state.invariants`): `bad`, `in_range`, `all_in_range`, `all_equal`,
     `same_cards`, `check_codes`.
-Hidden information (`cardgym.core.worlds`): `Hidden` (a game's ``WORLD``: what a seat does not see).
+Hidden information (`cardgym.core.spec.worlds`): `Hidden` (a game's ``WORLD``: what a seat does not see).
 Scenes (`cardgym.render.scene`): `Scene`, `Region`, `Pile`, `Card`, `Palette` and the card kinds
     `VALUE`, `WILD`, `BACK`, `EMPTY`; for a scene builder, `check_viewer` (the ``viewer`` argument
     checked), `legal_mask` (the legal moves of the seat to act, to highlight) and `you` (``" (you)"``
@@ -35,7 +35,7 @@ Scenes (`cardgym.render.scene`): `Scene`, `Region`, `Pile`, `Card`, `Palette` an
 
 from __future__ import annotations
 
-from ..core.game import (
+from cardgym.core.spec.game import (
     EXPORTS,
     MAX_BOTS,
     MAX_FLAT_ENCODERS,
@@ -54,11 +54,11 @@ from ..core.game import (
     Standing,
     state_dtype,
 )
-from ..core.invariants import all_equal, all_in_range, bad, check_codes, in_range, same_cards
-from ..core.prefetch import prefetch_row
-from ..core.rng import below, bot_below, next_seed, pick_legal, seed_record, shuffle
-from ..core.rules import REWARD_CODES, Rules, check_bool, check_choice, check_int, option
-from ..core.worlds import Hidden
+from cardgym.core.state.invariants import all_equal, all_in_range, bad, check_codes, in_range, same_cards
+from cardgym.core.compiled.prefetch import prefetch_row
+from cardgym.core.compiled.rng import below, bot_below, next_seed, pick_legal, seed_record, shuffle
+from cardgym.core.state.rules import REWARD_CODES, Rules, check_bool, check_choice, check_int, option
+from cardgym.core.spec.worlds import Hidden
 from ..render._common import check_viewer, legal_mask, you
 from ..render.scene import BACK, EMPTY, VALUE, WILD, Card, Palette, Pile, Region, Scene
 from .cards import count_values, deck_order, load_pile, move_all, pop, push, refill_from, top

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from numba import njit
 
-from ..core.rng import shuffle
+from cardgym.core.compiled.rng import shuffle
 
 
 @njit(cache=True)

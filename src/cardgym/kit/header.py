@@ -1,4 +1,4 @@
-"""Kernels over the common record header (`cardgym.core.game.state_dtype`: ``status``, ``turn``,
+"""Kernels over the common record header (`cardgym.core.spec.game.state_dtype`: ``status``, ``turn``,
 ``num_players``, ``reward``, the generators) that every game's ``reset``, ``legal`` and ``apply`` open
 with (compiled; small enough for numba to inline)."""
 
@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from numba import njit
 
-from ..core.rng import seed_record
-from ..core.status import RUNNING
+from cardgym.core.compiled.rng import seed_record
+from cardgym.core.state.status import RUNNING
 
 
 @njit(cache=True)

@@ -9,9 +9,9 @@ from pathlib import Path
 import numpy as np
 from numba import njit
 
-from ..core.binder import load_template
-from ..core.records import scratch_maker
-from ..core.rng import shuffle
+from cardgym.core.compiled.binder import load_template
+from cardgym.core.state.dicts import scratch_maker
+from cardgym.core.compiled.rng import shuffle
 
 #: rollout players of a search
 R_GREEDY, R_EXPERT = 0, 1
@@ -24,7 +24,7 @@ def bind_search(module: str, *, dtype, apply, legal, expert, greedy, resample, v
                 distinct=None, num_keys: int = 0, searches=None):
     """``(search, bot_search)`` of one game: the loop of ``search_loop.py`` loaded as the game's own module
     (``<game package>._search_loop``, ``module`` being the game's ``search`` module; loaded once,
-    `cardgym.core.binder.load_template`, whose ``TAG`` keeps games with one record dtype apart in the
+    `cardgym.core.compiled.binder.load_template`, whose ``TAG`` keeps games with one record dtype apart in the
     kernel cache) with the game's parts as its globals (see that file for what each part is).
     ``search(s, p, mask, rollouts, horizon, player)`` takes a budget; ``bot_search(s, p, mask)`` is the registered bot, with the default budget
     ``rollouts``, ``horizon``, ``rollout_bot``. ``dtype`` is the game's record dtype (scratch records);

@@ -1,6 +1,6 @@
 """The determinized Monte Carlo loop of every game's ``search`` bot, written once.
 
-This file is a template, like `cardgym.core.bound`: `cardgym.kit.search.bind_search` loads it
+This file is a template, like `cardgym.core.compiled.bound`: `cardgym.kit.search.bind_search` loads it
 once per game as that game's own module (``cardgym.games.<game>._search_loop``) and sets the globals
 below to the game's parts before anything compiles (numba binds globals at compile time, so the loop
 calls the game's kernels directly, and caches on disk under names suffixed by ``TAG``, the game's
@@ -19,15 +19,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from cardgym.core.fastcall import tagged_jit
-from cardgym.core.rng import bot_below, next_seed, seed_record
+from cardgym.core.compiled.fastcall import tagged_jit
+from cardgym.core.compiled.rng import bot_below, next_seed, seed_record
 from cardgym.kit.search import R_EXPERT, confident_best
 
 TAG = globals().get("TAG", "")  # set by bind_search() before this file runs: the game's name
 
 
 def _jit(**options):
-    """``njit(cache=True)`` named with ``TAG`` (`cardgym.core.fastcall.tagged_jit`)."""
+    """``njit(cache=True)`` named with ``TAG`` (`cardgym.core.compiled.fastcall.tagged_jit`)."""
     return tagged_jit(TAG, **options)
 
 

@@ -214,7 +214,7 @@ _NO_CHECK_STATE = "saved-state checks (the game has no check_state in its invari
 def check_spec(ctx: Context) -> None:
     """The spec's declarations hold: the configuration's rules have every required option and a player
     count within the game's limits, and the game's page keeps a version history naming its version."""
-    from ..core.game import REQUIRED_OPTIONS
+    from cardgym.core.spec.game import REQUIRED_OPTIONS
     from ..registry import page
 
     game, rules = ctx.game, ctx.rules
@@ -336,9 +336,9 @@ def check_reference(ctx: Context) -> None:
 @register("hidden_information")
 def check_hidden(ctx: Context) -> None:
     """Nothing a seat cannot see reaches its observations: re-dealing its hidden cards
-    (a world of the seat, `cardgym.core.worlds.sample_world`) changes none of its observations, under
+    (a world of the seat, `cardgym.core.spec.worlds.sample_world`) changes none of its observations, under
     every encoder."""
-    from ..core.worlds import sample_world
+    from cardgym.core.spec.worlds import sample_world
 
     game = ctx.game
     if game.world is None:
@@ -371,8 +371,8 @@ def check_hidden(ctx: Context) -> None:
 @register("seat_views")
 def check_seat_views(ctx: Context) -> None:
     """``view(seat)`` and ``view(None)`` are JSON and leak nothing: re-dealing the cards hidden from a seat
-    changes no byte of its view (`cardgym.viewcheck.check_view`)."""
-    from ..viewcheck import check_view
+    changes no byte of its view (`cardgym.testing.viewcheck.check_view`)."""
+    from cardgym.testing.viewcheck import check_view
 
     if ctx.game.scene is None:
         raise Skip(_NO_SCENE)
@@ -385,8 +385,8 @@ def check_seat_views(ctx: Context) -> None:
 def check_world(ctx: Context) -> None:
     """``sample_world`` keeps what each seat knows and nothing more: same observations and masks, valid
     states, no dependence on the true hidden cards, unseen cards dealt uniformly (a chi-square test)
-    (`cardgym.core.worlds.check_sample_world`)."""
-    from ..core.worlds import check_sample_world
+    (`cardgym.core.spec.worlds.check_sample_world`)."""
+    from cardgym.core.spec.worlds import check_sample_world
 
     if ctx.game.world is None:
         raise Skip(_NO_WORLD)

@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from ..agents import CHECKPOINT_STATE, FORMAT, archive_damage
-from ..core.episodes import EXTERNAL
+from cardgym.core.envs.episodes import EXTERNAL
 
 #: the checkpoint folder in ``--out`` and its files (see ``Trainer.save_checkpoint``)
 CHECKPOINT_DIR = "checkpoint"

@@ -41,7 +41,7 @@ def _seat(value: str):
     """``--seat``: ``random`` or a seat number (checked against the number of players after parsing)."""
     if value == "random":
         return value
-    from ..cli_options import integer
+    from cardgym.app.options import integer
 
     integer(0, 7)(value)  # the message names the form; the players' count bounds it after parsing
     return value
@@ -60,7 +60,7 @@ class _RuleFlag(argparse.Action):
 def build_parser():
     import cardgym
 
-    from ..cli_options import (HelpFormatter, Parser, _show, amount, existing_path, flag, integer, key_value, real,
+    from cardgym.app.options import (HelpFormatter, Parser, _show, amount, existing_path, flag, integer, key_value, real,
                                seed, sizes, text, with_default)
 
     d = Config()
@@ -159,7 +159,7 @@ def build_parser():
                         "with a larger --steps follows a different schedule than one planned that long)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     # every game's rule options as flags (the trainer's own --reward and --num-players keep their meaning)
-    from ..cli_options import option_help, rule_defaults
+    from cardgym.app.options import option_help, rule_defaults
 
     group = p.add_argument_group("rule options (cardgym rules GAME explains them; values: numbers, true/false, text)")
     found: dict = {}
@@ -189,7 +189,7 @@ _INT_FIELDS = {f.name for f in dataclasses.fields(Config) if f.type in ("int", i
 def config_from_args(argv) -> tuple:
     """``(Config, resume)`` from command-line arguments: the defaults, then the game's preset
     (``GameSpec.train_preset``), then every flag given explicitly."""
-    from ..cli_options import check_output
+    from cardgym.app.options import check_output
 
     parser = build_parser()
     a = parser.parse_args(argv)
@@ -225,7 +225,7 @@ def _check(parser, cfg, spelling):
     argparse error naming the flag, before anything runs)."""
     import cardgym
 
-    from ..cli_options import check_rules, check_seat
+    from cardgym.app.options import check_rules, check_seat
 
     game = cardgym.get_game(cfg.game)
     rules = check_rules(parser, game, {"num_players": 2, **cfg.rules}, spelling)

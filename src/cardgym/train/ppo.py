@@ -8,7 +8,7 @@ rest of ``cardgym.train`` is split by concern: ``config.py`` (`Config`, presets)
 One learner seat per game; every other seat is played by an opponent drawn at each episode start
 from a mixture of the game's bots and a pool of the learner's own past snapshots (self-play). Bots
 decide inside compiled calls, snapshots in batched forward passes: the games are the public vector env
-(`cardgym.core.vector.CardGameVectorEnv`, see ``rollout.py``). Everything random (deals, seats,
+(`cardgym.core.envs.vector.CardGameVectorEnv`, see ``rollout.py``). Everything random (deals, seats,
 opponents, action sampling) comes from the run's seed, and torch runs deterministic on the CPU, so one command run twice
 writes the same ``results.json``.
 

@@ -1,8 +1,8 @@
 """Rollouts of the built-in trainer, through the public vector env.
 
-The trainer's games are one `cardgym.core.vector.CardGameVectorEnv` (``autoreset_mode="same_step"``)
+The trainer's games are one `cardgym.core.envs.vector.CardGameVectorEnv` (``autoreset_mode="same_step"``)
 whose opponents are the mixture's bots, the teacher bot (``--imitate``) and the pool of the learner's
-own snapshots, driven by the episode driver (`cardgym.core.episodes.EpisodeDriver`: bots in compiled
+own snapshots, driven by the episode driver (`cardgym.core.envs.episodes.EpisodeDriver`: bots in compiled
 calls, snapshots in batched forward passes). The env's ``new_episode`` hook is `RolloutMixin._draw`:
 every episode start (and every re-deal of a game over before the learner's first decision) takes its
 seed, learner seat and opponent from the run's generator, so a run is reproducible from its seed.
@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..agents import PolicyNet, TorchPolicy, mask_logits
-from ..core.vector import CardGameVectorEnv
+from cardgym.core.envs.vector import CardGameVectorEnv
 from .progress import Progress
 
 

@@ -34,8 +34,8 @@ import numpy as np
 
 import cardgym
 
-from ..cli_options import flag, literal, option_help, rule_defaults
-from ..game_records import GameRecorder, RecordError, parse_record, replay_states
+from cardgym.app.options import flag, literal, option_help, rule_defaults
+from cardgym.app.game_records import GameRecorder, RecordError, parse_record, replay_states
 from ..render.view import palette_dict, view
 
 PERSON = "person"
@@ -628,7 +628,7 @@ class Tables:
 
     # ---------------------------------------------------------------------------------- create
     def _policy(self, game, who, rules):
-        from ..core.opponents import load_model_opponent
+        from cardgym.core.envs.opponents import load_model_opponent
 
         key = (game.name, who, tuple(sorted(rules.as_dict().items(), key=lambda kv: kv[0])))
         with self._policy_lock:
@@ -787,6 +787,6 @@ def state_bytes(game, rules=None) -> int:
 
 
 def player_file_entry(game, path, n):
-    from ..game_records import player_entry
+    from cardgym.app.game_records import player_entry
 
     return player_entry(game, path, n)

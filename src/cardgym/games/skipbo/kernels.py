@@ -140,7 +140,7 @@ def draw_cards(s, p, seat, k):
 @njit(cache=True)
 def prefetch(states, i):
     """The lines of record ``i`` past its head that the coming turns touch (the vector step asks for
-    them two envs ahead, `cardgym.core.prefetch`): every seat's stock top and discard-pile tops (a
+    them two envs ahead, `cardgym.core.compiled.prefetch`): every seat's stock top and discard-pile tops (a
     discard writes there, a play from a pile reads the card under its top) and the draw pile's top."""
     s = states[i]
     for seat in range(s.num_players):

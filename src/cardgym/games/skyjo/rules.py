@@ -153,5 +153,5 @@ class SkyjoRules(Rules):
         return p
 
 
-#: the game's `cardgym.core.rules.Rules` subclass (``GameSpec.rules_cls``)
+#: the game's `cardgym.core.state.rules.Rules` subclass (``GameSpec.rules_cls``)
 RULES = SkyjoRules
