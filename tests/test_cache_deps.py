@@ -7,6 +7,8 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+
+import pytest
 import sys
 from pathlib import Path
 
@@ -47,6 +49,8 @@ def test_what_kernels_depend_on_is_their_files_and_the_modules_they_import():
     assert not any(rel.endswith(("scene.py", "text.py")) for rel in mine)
 
 
+@pytest.mark.slow
+@pytest.mark.subprocess
 def test_an_edited_scene_compiles_nothing_and_an_edited_kernel_compiles_again(tmp_path):
     games = tmp_path / "games"
     game = games / "crazy_eights"

@@ -83,6 +83,8 @@ def test_a_kernel_that_types_compiles_and_runs_through_the_wrapped_entry(tmp_pat
     assert "compile" in vars(mod.run)  # the named entry is in place
 
 
+@pytest.mark.slow
+@pytest.mark.subprocess
 def test_a_field_typo_in_a_game_kernel_names_the_game_and_its_file(tmp_path):
     """A copy of the Crazy Eights test game with ``s.hand`` misspelt in ``kernels.py``'s ``legal``, played
     in a subprocess: a short error naming the game, the file, the function and the field."""

@@ -14,6 +14,7 @@ CASES = sorted(cardgym._MOVED.items())
 
 
 @pytest.mark.parametrize("old,new", CASES)
+@pytest.mark.subprocess
 def test_old_path_imports_the_new_module_and_warns(old, new):
     code = (
         "import importlib, warnings\n"
@@ -35,6 +36,7 @@ def test_old_path_imports_the_new_module_and_warns(old, new):
     assert proc.returncode == 0, proc.stderr[-2000:] + proc.stdout
 
 
+@pytest.mark.subprocess
 def test_from_old_path_import_a_name_warns():
     code = (
         "import warnings\n"
