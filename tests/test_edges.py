@@ -16,7 +16,7 @@ import pytest
 
 import cardgym
 from cardgym.core.state.actions import ActionTypeError
-from cardgym.core.spec.game import RUNNING
+from cardgym.core.state.status import RUNNING
 
 GAMES = ["skyjo", "skipbo", "skipbo_junior"]
 INT_DTYPES = [np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64]

@@ -43,9 +43,6 @@ from cardgym.core.spec.game import (
     REQUIRED_BOTS,
     REQUIRED_OPTIONS,
     REQUIRED_RESULT_KEYS,
-    RUNNING,
-    TERMINATED,
-    TRUNCATED,
     UTILITIES,
     DictEncoder,
     Field,
@@ -54,6 +51,7 @@ from cardgym.core.spec.game import (
     Standing,
     state_dtype,
 )
+from cardgym.core.state.status import RUNNING, TERMINATED, TRUNCATED
 from cardgym.core.state.invariants import all_equal, all_in_range, bad, check_codes, in_range, same_cards
 from cardgym.core.compiled.prefetch import prefetch_row
 from cardgym.core.compiled.rng import below, bot_below, next_seed, pick_legal, seed_record, shuffle

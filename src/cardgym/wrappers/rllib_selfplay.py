@@ -28,7 +28,7 @@ from gymnasium import spaces
 from gymnasium.vector.utils import batch_space
 
 from ..agents.runner import BatchRunner
-from cardgym.core.spec.game import RUNNING, TERMINATED, TRUNCATED
+from cardgym.core.state.status import RUNNING, TERMINATED, TRUNCATED
 
 OBS_KEY = "observations"
 MASK_KEY = "action_mask"

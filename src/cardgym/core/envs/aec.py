@@ -20,7 +20,8 @@ from cardgym.core.envs.aec_wrappers import AssertOutOfBoundsWrapper, OrderEnforc
 from cardgym.core.envs.copies import CopiesThroughState
 from cardgym.core.compiled.fastcall import entry
 from cardgym.core.envs.frames import render_frame
-from cardgym.core.spec.game import RUNNING, TRUNCATED, DictEncoder, GameSpec
+from cardgym.core.spec.game import DictEncoder, GameSpec
+from cardgym.core.state.status import RUNNING, TRUNCATED
 from cardgym.core.state.dicts import record_to_dict, state_header
 from cardgym.core.envs.resets import parse_reset_options, reset_seed
 from cardgym.core.envs.state_io import parse_aec_state

@@ -19,7 +19,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from cardgym.core.spec.game import RUNNING, DictEncoder
+from cardgym.core.spec.game import DictEncoder
+from cardgym.core.state.status import RUNNING
 from cardgym.core.compiled.rng import fork_bot_streams
 
 #: ``seat_player`` of a seat the caller plays (the learner)

@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 
-from cardgym.core.spec.game import RUNNING, TRUNCATED
+from cardgym.core.state.status import RUNNING, TRUNCATED
 from cardgym.core.envs.episodes import EXTERNAL
 from cardgym.core.state.dicts import check_saved_flag, check_saved_seat, check_state_header, load_record
 

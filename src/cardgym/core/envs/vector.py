@@ -14,7 +14,8 @@ from cardgym.core.compiled.batch import check_penalty, illegal_penalty, new_batc
 from cardgym.core.envs.copies import CopiesThroughState
 from cardgym.core.envs.episodes import EXTERNAL
 from cardgym.core.envs.vector_engines import CompiledEngine, DriverEngine
-from cardgym.core.spec.game import RUNNING, DictEncoder, GameSpec
+from cardgym.core.spec.game import DictEncoder, GameSpec
+from cardgym.core.state.status import RUNNING
 from cardgym.core.envs.opponents import check_learner_can_act, is_bot_name, resolve_opponent, resolve_seat
 from cardgym.core.envs.resets import check_seed, entropy_seed
 from cardgym.core.envs.state_io import check_vector_copy, parse_vector_state

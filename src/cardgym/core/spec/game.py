@@ -50,7 +50,7 @@ from numba import njit
 
 from cardgym.core.compiled.binder import MAX_BOTS, MAX_FLAT_ENCODERS
 from cardgym.core.compiled.rng import pick_legal
-from cardgym.core.state.status import RUNNING, TERMINATED, TRUNCATED  # noqa: F401  (also imported from here)
+from cardgym.core.state.status import RUNNING
 
 
 @njit(cache=True)
