@@ -46,7 +46,18 @@ def test_what_kernels_depend_on_is_their_files_and_the_modules_they_import():
     assert not cache._digest(CRAZY_EIGHTS / "rules.py")[0]
     mine = [rel for _, rel, _ in cache._relevant([cache.ROOT])]
     assert "core/compiled/rng.py" in mine and "games/skyjo/rules.py" in mine
-    assert not any(rel.endswith(("scene.py", "text.py")) for rel in mine)
+    # no game's scene.py or text.py (render/scene.py is one: cardgym.kit, which kernels import,
+    # re-exports its constants)
+    assert not any(rel.startswith("games/") and rel.endswith(("scene.py", "text.py")) for rel in mine)
+    assert "render/draw_rgb.py" not in mine and "web/server.py" not in mine
+
+
+def test_a_file_holds_kernels_when_it_compiles_one_not_when_it_names_njit_in_words():
+    assert cache._parse(b"from numba import njit\n@njit(cache=True)\ndef f(x):\n    return x\n")[0]
+    assert cache._parse(b"import numba\ng = numba.njit(lambda x: x)\n")[0]
+    assert not cache._parse(b'"""Helpers are numba.njit(cache=True) functions."""\n# njit\nX = 1\n')[0]
+    assert not cache._parse(b"from numba import njit\n")[0]  # an import alone compiles nothing
+    assert not cache._digest(cache.ROOT / "kit" / "__init__.py")[0]  # its docstring names njit
 
 
 @pytest.mark.slow

@@ -22,7 +22,26 @@ NO_WORLD = "skipped: world checks (the game has no WORLD in its observe.py)"
 @pytest.fixture(scope="module")
 def game():
     cardgym.registry.add(COMPAT)  # puts tests/compat on sys.path and registers its game packages
-    return cardgym.get_game(NAME)
+    yield cardgym.get_game(NAME)
+    # the other tests' games are those of the session (tests that loop over cardgym.GAMES)
+    cardgym.registry.remove(NAME)
+
+
+def test_remove_undoes_add_and_refuses_a_built_in_game():
+    import gymnasium
+
+    cardgym.registry.add(COMPAT)
+    importlib.import_module(f"cardgym.{NAME}_v0")
+    entry = cardgym.registry.remove(NAME)
+    assert NAME not in cardgym.GAMES and entry.gym_id not in gymnasium.registry
+    with pytest.raises(ValueError, match="unknown game"):
+        cardgym.get_game(NAME)
+    with pytest.raises(ImportError, match=f"No module named .cardgym.{NAME}_v0"):
+        importlib.import_module(entry.module)
+    assert cardgym.registry.add(COMPAT)[0].name == NAME  # and it can be added again
+    cardgym.registry.remove(NAME)
+    with pytest.raises(ValueError, match="built into cardgym and cannot be removed"):
+        cardgym.registry.remove("skyjo")
 
 
 def test_the_frozen_game_states_no_contract_and_loads_as_version_1(game):

@@ -282,6 +282,34 @@ def add(target) -> list:
     return [_add(t, origin, strict=True) for t, origin in targets]
 
 
+def remove(name: str) -> GameEntry:
+    """Undo `add` (or a ``CARDGYM_GAMES`` entry) for the game ``name``: it leaves `GAMES`, its Gymnasium
+    and PettingZoo ids and its ``cardgym.<game>_v0`` module are unregistered, so the name can be added
+    again (from an edited package, say). Built-in games cannot be removed (``ValueError``); envs already
+    made keep working. Returns the removed entry."""
+    e = entry(name)
+    if e.builtin:
+        raise ValueError(f"game {name!r} is built into cardgym and cannot be removed; removable: "
+                         f"{[n for n, g in GAMES.items() if not g.builtin]}")
+    del GAMES[name]
+    _SPECS.pop(name, None)
+    _ENV_MODULES.pop(e.env_name, None)
+    sys.modules.pop(e.module, None)
+    parent = sys.modules.get("cardgym")
+    if parent is not None and e.env_name in vars(parent):  # set by the import of the submodule
+        delattr(parent, e.env_name)
+    import gymnasium
+
+    gymnasium.registry.pop(e.gym_id, None)
+    try:
+        from pettingzoo.env_registry.registration import _get_registry
+    except ImportError:  # pragma: no cover - a PettingZoo without a registry
+        pass
+    else:
+        _get_registry("aec").pop(e.pettingzoo_id, None)
+    return e
+
+
 # ------------------------------------------------------------------------------------------- lookups
 def names(builtin: bool | None = None) -> list:
     """Game names in discovery order; ``builtin=True`` only the games shipped in ``cardgym.games``,

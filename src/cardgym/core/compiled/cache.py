@@ -68,14 +68,24 @@ _DIGESTS: dict = {}
 _STAMPS: dict = {}
 
 
-def _imports(data: bytes) -> list:
-    """The modules a source imports at module level (where a kernel finds its globals): dotted names,
-    relative ones with their leading dots; for ``from m import a`` both ``m`` and ``m.a`` (``a`` may be
-    a submodule)."""
+#: names whose use (a decorator, a call) compiles a function: numba's compilers and cardgym's template
+#: binders (a game's ``search.py`` binds the search loop with its constants); a file that uses one holds
+#: kernels
+_JIT_NAMES = frozenset({"njit", "jit", "generated_jit", "vectorize", "guvectorize", "cfunc", "overload",
+                        "register_jitable", "intrinsic", "load_template", "bind_search", "budget_bot"})
+
+
+def _parse(data: bytes) -> tuple:
+    """``(holds kernels, imports)`` of a source: whether it compiles functions (it names a numba
+    compiler, ``njit`` and the like, outside its imports: a decorator or a call; a docstring or comment
+    that mentions one does not count), and the modules it imports at module level (where a kernel finds
+    its globals): dotted names, relative ones with their leading dots; for ``from m import a`` both ``m``
+    and ``m.a`` (``a`` may be a submodule). A source that does not parse counts as holding kernels when
+    its bytes name ``njit``."""
     try:
         tree = ast.parse(data)
     except (SyntaxError, ValueError):
-        return []
+        return b"njit" in data, []
     out: set = set()
 
     def visit(body):
@@ -93,7 +103,9 @@ def _imports(data: bytes) -> list:
                     visit(part)
 
     visit(tree.body)
-    return sorted(out)
+    kernels = any((isinstance(n, ast.Name) and n.id in _JIT_NAMES)
+                  or (isinstance(n, ast.Attribute) and n.attr in _JIT_NAMES) for n in ast.walk(tree))
+    return kernels, sorted(out)
 
 
 def _digest(path: Path, memo: dict | None = None, key: str | None = None, out: dict | None = None) -> tuple:
@@ -109,7 +121,8 @@ def _digest(path: Path, memo: dict | None = None, key: str | None = None, out: d
             d = (bool(seen[3]), str(seen[4]), tuple(seen[5]))
         else:
             data = path.read_bytes()
-            d = (b"njit" in data, hashlib.sha256(data).hexdigest(), tuple(_imports(data)))
+            kernels, imports = _parse(data)
+            d = (kernels, hashlib.sha256(data).hexdigest(), tuple(imports))
         _DIGESTS[(str(path), *sig)] = d
     if out is not None and key:
         out[key] = [*sig, d[0], d[1], list(d[2])]
@@ -301,20 +314,27 @@ def stamp_file(kind: str, folder, root: Path = ROOT) -> Path:
     return Path(folder) / f"cardgym-sources-{tag}.stamp"
 
 
+#: the saved stamp's format, which names how kernel files are told apart (`_JIT_NAMES`): a stamp of
+#: another format (an older cardgym) is not trusted, its memo is not used and the cache it describes is
+#: dropped
+_FORMAT = "2-" + hashlib.sha256(" ".join(sorted(_JIT_NAMES)).encode()).hexdigest()[:8]
+
+
 def _read_stamp(stamp: Path) -> dict:
-    """The saved ``{"stamp": ..., "files": memo}`` (empty when missing or unreadable, e.g. the older
-    one-line format)."""
+    """The saved ``{"format": _FORMAT, "stamp": ..., "files": memo}`` (empty when missing, unreadable or of
+    another format, e.g. the older one-line one)."""
     try:
         data = json.loads(stamp.read_text())
     except (OSError, ValueError):
         return {}
-    return data if isinstance(data, dict) and isinstance(data.get("files"), dict) else {}
+    ok = isinstance(data, dict) and data.get("format") == _FORMAT and isinstance(data.get("files"), dict)
+    return data if ok else {}
 
 
 def _write_stamp(stamp: Path, now: str, memo: dict) -> None:
     stamp.parent.mkdir(parents=True, exist_ok=True)
     tmp = stamp.with_suffix(f".{os.getpid()}.tmp")
-    tmp.write_text(json.dumps({"stamp": now, "files": memo}, separators=(",", ":")))
+    tmp.write_text(json.dumps({"format": _FORMAT, "stamp": now, "files": memo}, separators=(",", ":")))
     tmp.replace(stamp)
 
 
