@@ -180,7 +180,7 @@ def test_a_plugin_folder_gets_its_own_stamp(tmp_path):
     pkg = tmp_path / "mygame"
     (pkg / "__pycache__").mkdir(parents=True)
     (pkg / "__init__.py").write_text("")
-    (pkg / "kernels.py").write_text("from numba import njit\n")
+    (pkg / "kernels.py").write_text("from numba import njit\nf = njit(lambda: 1)\n")
     stale = pkg / "__pycache__" / "kernels.f-1.py311.nbi"
     stale.write_bytes(b"x")
     kind, folder = cache.watch("mygame", pkg)
@@ -194,7 +194,7 @@ def test_a_plugin_folder_gets_its_own_stamp(tmp_path):
     stale.write_bytes(b"x")
     assert not cache.refresh(pkg.resolve(), stamp, cache.cache_folders(kind, folder, pkg.resolve()))
     assert stale.exists(), "an unchanged stamp keeps the cache"
-    (pkg / "kernels.py").write_text("from numba import njit\n# edited\n")
+    (pkg / "kernels.py").write_text("from numba import njit\nf = njit(lambda: 1)\n# edited\n")
     assert cache.refresh(pkg.resolve(), stamp, cache.cache_folders(kind, folder, pkg.resolve()))
     assert not stale.exists()
 

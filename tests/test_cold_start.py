@@ -79,8 +79,8 @@ def test_notice_once_per_game(capsys):
 def _fake_package(tmp_path) -> Path:
     root = tmp_path / "pkg"
     (root / "games").mkdir(parents=True)
-    (root / "a.py").write_text("from numba import njit\n")
-    (root / "games" / "b.py").write_text("from numba import njit\n")
+    (root / "a.py").write_text("from numba import njit\nf = njit(lambda: 1)\n")
+    (root / "games" / "b.py").write_text("from numba import njit\nf = njit(lambda: 1)\n")
     (root / "plain.py").write_text("x = 1\n")
     return root
 
@@ -137,7 +137,7 @@ def test_refresh_drops_stale_kernels_in_a_user_cache_folder(tmp_path):
     assert json.loads(stamp.read_text())["files"]["1:a.py"][1] == 10**18  # 1: the package (0: cardgym, whose kernels it calls)
     (root / "plain.py").write_text("x = 2\n")  # no kernels: cannot make the cache stale
     assert not cache.refresh(root, choice=("user", folder))
-    (root / "games" / "b.py").write_text("from numba import njit\n# changed\n")
+    (root / "games" / "b.py").write_text("from numba import njit\nf = njit(lambda: 1)\n# changed\n")
     assert cache.refresh(root, choice=("user", folder))
     assert not tree.exists()  # the old content's folder is gone
     assert (folder / "other_project_kernel.nbi").exists()  # not ours: left alone
@@ -152,7 +152,7 @@ def test_the_stamp_is_the_content_and_files_are_read_once(tmp_path, monkeypatch)
     for path in copy.rglob("*.py"):
         os.utime(path, ns=(1, 1))
     assert cache.sources_stamp(copy) == first
-    (copy / "a.py").write_text("from numba import njit\n#\n")
+    (copy / "a.py").write_text("from numba import njit\nf = njit(lambda: 1)\n#\n")
     assert cache.sources_stamp(copy) != first
     # a file whose size and times are those seen before is not read again
     reads = []
