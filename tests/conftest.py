@@ -162,7 +162,7 @@ def pytest_collection_modifyitems(config, items):
 
 
 #: where cardgym's kernel-cache module may live (the first that imports is used)
-CACHE_MODULES = ("cardgym.core.compiled.cache", "cardgym.core.compiled.cache", "cardgym.core.compile.cache")
+CACHE_MODULES = ("cardgym.core.compiled.cache",)
 
 
 def cache_module():
