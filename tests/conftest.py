@@ -56,6 +56,16 @@ def config(request):
     return request.param
 
 
+def load_file(path, name: str):
+    """The Python file ``path`` (a script of ``benchmarks/`` or ``examples/``) imported as module ``name``."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(name, path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
 def module_of(name: str):
     """``(GameSpec, the cardgym.<game>_v0 module)`` of a game."""
     import importlib

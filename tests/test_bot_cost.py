@@ -2,20 +2,16 @@
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
 import pytest
 
 import cardgym
+from conftest import load_file
 
 
 def _load():
-    path = Path(__file__).resolve().parents[1] / "benchmarks" / "bot_cost.py"
-    spec = importlib.util.spec_from_file_location("bot_cost", path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return load_file(Path(__file__).resolve().parents[1] / "benchmarks" / "bot_cost.py", "bot_cost")
 
 
 @pytest.mark.slow

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import importlib.util
 import io
 from pathlib import Path
 
@@ -20,6 +19,7 @@ import cardgym
 from cardgym import cli
 from cardgym.app.options import rule_defaults
 from cardgym.train.cli import build_parser as train_parser, config_from_args
+from conftest import load_file
 
 BUILTIN = cardgym.registry.names(builtin=True)
 ROOT = Path(__file__).resolve().parents[1]
@@ -75,10 +75,7 @@ RULE_BAD = ["nope", "-99999999999"]
 
 
 def _bench():
-    spec = importlib.util.spec_from_file_location("_throughput", ROOT / "benchmarks" / "throughput.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return load_file(ROOT / "benchmarks" / "throughput.py", "_throughput")
 
 
 BENCH = _bench()

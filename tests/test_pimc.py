@@ -17,6 +17,7 @@ from numba import njit
 import cardgym
 from cardgym.core.spec import worlds
 from cardgym.core.compiled.rng import bot_below
+from conftest import load_file
 
 ROOT = Path(__file__).resolve().parents[1]
 spec = importlib.util.spec_from_file_location("pimc_example", ROOT / "examples" / "pimc.py")
@@ -105,9 +106,7 @@ def test_the_example_runs_from_the_command_line(capsys):
 
 @pytest.mark.slow
 def test_the_benchmark_runs(tmp_path):
-    spec = importlib.util.spec_from_file_location("pimc_bench", ROOT / "benchmarks" / "pimc_vs_search.py")
-    bench = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(bench)
+    bench = load_file(ROOT / "benchmarks" / "pimc_vs_search.py", "pimc_bench")
     out = tmp_path / "r.json"
     assert bench.main(["--games", "2", "--chunk", "2", "--cost-games", "1", "--arms", "pimc,search,search_py",
                        "--out", str(out)]) == 0

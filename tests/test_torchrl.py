@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import GAME_NAMES
+from conftest import GAME_NAMES, load_file
 
 import cardgym
 
@@ -197,9 +197,7 @@ def test_torchrl_ppo_example_refuses_bad_flags(tmp_path):
 
 
 def test_torchrl_collection_benchmark_counts_what_it_says(torchrl):
-    spec = importlib.util.spec_from_file_location("torchrl_aec_bench", ROOT / "benchmarks" / "torchrl_aec.py")
-    bench = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(bench)
+    bench = load_file(ROOT / "benchmarks" / "torchrl_aec.py", "torchrl_aec_bench")
     out = bench.main(["--steps", "300", "--envs", "4"])
     w, lp = out["wrapper"], out["loop"]
     assert w["steps"] == 300 and 0 <= w["results_paid_where_player_0_did_not_act"] <= w["results_paid"] <= w["games"]
