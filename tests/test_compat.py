@@ -32,8 +32,12 @@ def test_remove_undoes_add_and_refuses_a_built_in_game():
 
     cardgym.registry.add(COMPAT)
     importlib.import_module(f"cardgym.{NAME}_v0")
+    from pettingzoo.env_registry.registration import aec_registry
+
+    assert "cardgym/compat_blackjack_v1-v0" in aec_registry  # only the version's "_v" becomes "-v"
     entry = cardgym.registry.remove(NAME)
     assert NAME not in cardgym.GAMES and entry.gym_id not in gymnasium.registry
+    assert entry.pettingzoo_id not in aec_registry
     with pytest.raises(ValueError, match="unknown game"):
         cardgym.get_game(NAME)
     with pytest.raises(ImportError, match=f"No module named .cardgym.{NAME}_v0"):

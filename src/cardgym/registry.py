@@ -66,7 +66,8 @@ class GameEntry(NamedTuple):
     @property
     def pettingzoo_id(self) -> str:
         """``"cardgym/skyjo-v0"``."""
-        return "cardgym/" + self.env_name.replace("_v", "-v")
+        base, _, version = self.env_name.rpartition("_v")  # only the version's "_v": a name may hold one
+        return f"cardgym/{base}-v{version}"
 
     @property
     def builtin(self) -> bool:
@@ -301,12 +302,12 @@ def remove(name: str) -> GameEntry:
     import gymnasium
 
     gymnasium.registry.pop(e.gym_id, None)
-    try:
-        from pettingzoo.env_registry.registration import _get_registry
+    try:  # where pettingzoo.register (`_register_ids`) put the id
+        from pettingzoo.env_registry.registration import aec_registry
     except ImportError:  # pragma: no cover - a PettingZoo without a registry
         pass
     else:
-        _get_registry("aec").pop(e.pettingzoo_id, None)
+        aec_registry.pop(e.pettingzoo_id, None)
     return e
 
 
