@@ -309,7 +309,7 @@ class FakeServer:
     final answer), bad answers with their outcome (``BAD``), and server faults a retry may mend
     (``FAIL``: HTTP 429 (``429ra``: with ``Retry-After: 1``), 500, a timeout, a streamed body, a body
     without choices, a body that is not JSON, ``content: null`` with a tool call when no tool was
-    offered); ``400`` is a refusal no retry mends. When the request offers tools, the ``GOOD`` kinds and
+    offered); ``400``, ``401`` and ``404`` are refusals no retry mends. When the request offers tools, the ``GOOD`` kinds and
     ``wrong_seat`` answer with a tool call."""
 
     GOOD = ("id", "words", "json", "long", "think_json", "think_range", "fence", "emphasis", "listed", "i_will",
@@ -338,7 +338,7 @@ class FakeServer:
                 self.log.append(kind)
                 self.times.append(time.monotonic())
                 self.tool_requests += bool(body.get("tools"))
-            if kind in ("429", "500", "400"):
+            if kind in ("429", "500", "400", "401", "404"):
                 return JSONResponse({"error": {"message": f"scripted {kind}"}}, status_code=int(kind),
                                     headers={"retry-after-ms": "1"})
             if kind == "429ra":
@@ -633,3 +633,147 @@ def test_a_text_player_seat_in_cardgym_serve():
     # the answers of the text seat go to its own seat's log only (a live game hides them from the others)
     assert not any("policy" in e for e in t.state(1)["log"])
     assert all(e["policy"]["telemetry"]["answers"] for e in t.state(0)["log"] if e["seat"] == 0)
+
+
+def _eval_llm(fake, *extra):
+    return _cli(["eval", JUNIOR, "--bots", "llm,greedy", "--llm-base-url", fake.url, "--llm-model", "fake",
+                 "--games", "2", "--llm-key-env", "CARDGYM_TEST_NO_KEY", *extra])
+
+
+def test_a_run_where_every_request_fails_stops_without_a_rating(quick_backoff):
+    pytest.importorskip("uvicorn")
+    out, err = io.StringIO(), io.StringIO()
+    with FakeServer([], then="500") as fake:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err), pytest.raises(SystemExit) as exc:
+            cli.main(["eval", JUNIOR, "--bots", "llm,greedy", "--llm-base-url", fake.url, "--llm-model", "fake",
+                      "--games", "2", "--llm-key-env", "CARDGYM_TEST_NO_KEY", "--llm-retries", "1",
+                      "--llm-fallback", "first"])
+    assert "W/D/L" not in out.getvalue() and "rating" not in out.getvalue()
+    assert "server 20" in err.getvalue()  # the counts, on stderr
+    msg = str(exc.value.code)
+    assert exc.value.code not in (0, None) and "ended in server failures" in msg and "--llm-max-server-failures" in msg
+    assert "HTTP 500" in msg
+    from cardgym.agents.text import HEALTH_MIN_DECISIONS
+
+    assert len(fake.log) == 2 * HEALTH_MIN_DECISIONS  # it stopped at once, not after the whole match
+
+
+def test_the_server_failure_share_is_checked_at_the_end_too():
+    p = _player(lambda prompt: str(_legal_from_prompt(prompt)[0][0]), max_server_failures=0.0)
+    env = importlib.import_module(cardgym.GAMES[JUNIOR].module).raw_env()
+    env.reset(seed=3)
+    view0 = env.view(int(env.record["current"]))
+    p.decide(view0, [])
+    assert p.check_health()["outcomes"]["ok"] == 1
+
+    def fail(prompt):
+        raise ConnectionError("down")
+
+    p.ask = fail
+    a, tel = p.decide(view0, [])
+    assert tel["outcome"] == "server" and tel["fallback"] == "random" and a in env.legal_actions()
+    from cardgym.agents.text import ServerFailures
+
+    with pytest.raises(ServerFailures, match="1 of 2 decisions .50%. ended in server failures"):
+        p.check_health()
+
+
+@pytest.mark.parametrize("status, words", [("400", "--llm-model"), ("401", "CARDGYM_TEST_NO_KEY"),
+                                           ("404", "--llm-base-url")])
+def test_a_refusal_stops_the_run_at_once_naming_the_setting(status, words):
+    pytest.importorskip("openai")
+    pytest.importorskip("uvicorn")
+    with FakeServer([], then=status) as fake:
+        with pytest.raises(SystemExit) as exc:
+            _eval_llm(fake, "--llm-fallback", "forfeit")
+    msg = str(exc.value.code)
+    assert f"HTTP {status}" in msg and words in msg and "retries" not in msg, msg
+    assert fake.log == [status]  # never retried, and the run stopped at the first decision
+
+
+def test_tool_mode_through_cardgym_eval(tmp_path, quick_backoff):
+    pytest.importorskip("uvicorn")
+    script = ["id", "wrong_seat", "id", "garbage", "garbage", "wrong_seat", "wrong_seat", "tool_call", "json",
+              "no_choices", "id"]
+    with FakeServer(script) as fake:
+        out, err = _eval_llm(fake, "--llm-mode", "tools", "--llm-retries", "1", "--record", str(tmp_path),
+                             "--llm-max-server-failures", "0.5")
+    assert fake.log[:len(script)] == script and fake.tool_requests == len(fake.log)
+    want = fake.expected(retries=1, tools=True)
+    assert want["outcomes"]["illegal"] == want["outcomes"]["unparsable"] == 1
+    _check_lines(out, want)
+    tels = [a["telemetry"] for path in sorted(tmp_path.glob("*.jsonl")) for a in read_record(path).actions
+            if "telemetry" in a]
+    assert {k: sum(t["outcome"] == k for t in tels) for k in want["outcomes"]} == want["outcomes"]
+    assert any("play_move(" in ans for t in tels for ans in t["answers"])
+
+
+def test_tool_mode_is_checked():
+    for argv, words in ((["--bots", "llm,greedy", "--llm-base-url", "http://127.0.0.1:9/v1", "--llm-model", "m",
+                          "--llm-mode", "tools", "--llm-moves", "hide"], "needs --llm-moves list"),
+                        (["--bots", "text:tests/test_text_players.py:_free_port,greedy", "--llm-mode", "tools"],
+                         "is for the llm player")):
+        err = io.StringIO()
+        with contextlib.redirect_stderr(err), pytest.raises(SystemExit):
+            cli.parse(["eval", JUNIOR, *argv])
+        assert words in err.getvalue(), err.getvalue()
+    with pytest.raises(ValueError, match="mode 'tools' needs an ask with chat"):
+        _player(lambda prompt: "0", mode="tools")
+
+
+def test_a_servers_pause_holds_every_thread_of_the_client():
+    pytest.importorskip("openai")
+    pytest.importorskip("uvicorn")
+    from cardgym.agents.llm_client import OpenAIChat
+
+    with FakeServer(["429ra"], then="id") as fake:
+        ask = OpenAIChat(fake.url, "fake", key_env="CARDGYM_TEST_NO_KEY", max_retries=2, timeout=5)
+        prompt = [{"role": "user", "content": "# Your legal moves (id: move)\n3: end your turn\n# Your answer\n"}]
+        first = threading.Thread(target=ask.chat, args=(prompt,))
+        first.start()
+        while not fake.log:
+            time.sleep(0.01)
+        time.sleep(0.2)  # the 429 has come back: its Retry-After of 1 s holds the other thread too
+        assert ask.chat(prompt).text == "3"
+        first.join()
+    assert fake.log == ["429ra", "id", "id"]
+    assert min(fake.times[1:]) - fake.times[0] >= 0.9 and ask.counts["retries"] == 1
+
+
+def test_the_decision_deadline_stops_the_retries():
+    pytest.importorskip("openai")
+    pytest.importorskip("uvicorn")
+    from cardgym.agents.llm_client import OpenAIChat
+
+    with FakeServer([], then="timeout", sleep=1.0) as fake:
+        ask = OpenAIChat(fake.url, "fake", key_env="CARDGYM_TEST_NO_KEY", max_retries=5, timeout=10)
+        p = _player(ask, fallback="first", deadline=0.5)
+        env = importlib.import_module(cardgym.GAMES[JUNIOR].module).raw_env()
+        env.reset(seed=3)
+        t0 = time.monotonic()
+        a, tel = p.decide(env.view(int(env.record["current"])), [])
+        took = time.monotonic() - t0
+    assert tel["outcome"] == "server" and "deadline" in tel["error"] and took < 1.5 and len(fake.log) == 1
+
+
+def test_decisions_in_threads_count_exactly_and_fall_back_alike():
+    from concurrent.futures import ThreadPoolExecutor
+
+    env = importlib.import_module(cardgym.GAMES[JUNIOR].module).raw_env()
+    views = []
+    for seed in range(12):
+        env.reset(seed=seed)
+        views.append(env.view(int(env.record["current"])))
+
+    def ask(prompt):
+        time.sleep(0.001)
+        return "no idea"
+
+    alone = _player(ask, seed=5)
+    picks = [alone.decide(v, [])[0] for v in views]
+    together = _player(ask, seed=5)
+    with ThreadPoolExecutor(6) as pool:
+        got = list(pool.map(lambda v: together.decide(v, [])[0], views[::-1] * 3))
+    assert got == picks[::-1] * 3  # the random fallback draws the same move whatever the interleaving
+    st = together.stats()
+    assert (st["decisions"], st["answers"], st["fallbacks"], st["outcomes"]["unparsable"]) == (36, 72, 36, 36)
