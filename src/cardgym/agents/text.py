@@ -6,16 +6,21 @@ answer into a move and keeps per-decision telemetry. The prompt is built from th
 game's rules summary and the public moves since the seat's last turn, so it cannot leak a hidden card
 (the tests re-deal every card hidden from the seat and compare the prompts byte for byte).
 
-Answers are parsed robustly: a move's id (``12``), its words as listed (``play 3 from your stock on
-build pile 0``), a JSON object (``{"action": 12}`` or ``{"move": "..."}``), or a last line
-``move: ...``. Anything else gets one *rethink* message naming what was wrong; a second unusable
-answer falls back to the declared ``fallback``: ``"forfeit"`` (the game ends, lost by this seat),
-``"random"`` (a legal move drawn from the player's own seeded generator) or ``"first"`` (the legal move
-with the lowest id). A fallback is always counted and written in the telemetry, never silent.
+Answers are read by one parser, [`read_answer`][cardgym.agents.answers.read_answer] (its module gives
+the rule): reasoning blocks are kept as the decision's thoughts and never read for a move; the final
+answer alone decides (an id, a move's words, the listed line, ``move: ...``, ``{"action": 12}``, with
+fences, emphasis, quotes and leads such as ``I play`` dropped). Each decision ends as one of `OUTCOMES`
+(ok, truncated, empty, unparsable, illegal, server); a first failed answer gets one *rethink* message
+that says what went wrong; a second falls back to the declared ``fallback``: ``"forfeit"`` (the game
+ends, lost by this seat), ``"random"`` (a legal move drawn from a generator seeded by the player's seed
+and the prompt) or ``"first"`` (the legal move with the lowest id). A fallback is always counted and
+written in the telemetry, never silent. In ``mode="tools"`` the legal moves are offered as one
+function and the answer is a call of it, read by the same parser.
 
 ``ask`` is any callable ``ask(prompt: str) -> str``; an object with a ``chat(messages)`` method (such as
-[`OpenAIChat`][cardgym.agents.llm_client.OpenAIChat]) is given the conversation as chat messages instead,
-and may answer with a `Reply` holding the tokens the server counted.
+[`OpenAIChat`][cardgym.agents.llm_client.OpenAIChat]) is given the conversation as chat messages instead
+(and ``deadline=``/``tools=`` when its ``chat`` takes them), and may answer with a `Reply` holding the
+tokens the server counted, its ``finish_reason``, reasoning and tool calls.
 """
 
 from __future__ import annotations
@@ -568,7 +573,7 @@ class TextPlayer:
     def record_entry(self) -> dict:
         """The player as a game record's header names it (kind ``python``, with the text player's setup)."""
         return {"kind": "python", "name": self.name,
-                "text": {"fallback": self.fallback, "list_moves": self.list_moves,
+                "text": {"fallback": self.fallback, "list_moves": self.list_moves, "mode": self.mode,
                          "template_sha256": hashlib.sha256(self.template.encode()).hexdigest(), **self.info}}
 
 
