@@ -777,3 +777,22 @@ def test_decisions_in_threads_count_exactly_and_fall_back_alike():
     assert got == picks[::-1] * 3  # the random fallback draws the same move whatever the interleaving
     st = together.stats()
     assert (st["decisions"], st["answers"], st["fallbacks"], st["outcomes"]["unparsable"]) == (36, 72, 36, 36)
+
+
+def test_a_refused_text_player_at_a_live_table_is_a_502_naming_the_setting():
+    from cardgym.agents.text import FatalAskError
+    from cardgym.web.tables import Refused, Tables
+
+    def ask(prompt):
+        raise FatalAskError("HTTP 404 from http://127.0.0.1:9/v1: check the model name 'x' (--llm-model)")
+
+    tables = Tables(text_players={"llm": lambda game, rules: TextPlayer(game, rules, ask, name="llm")}, pace=0.0)
+    gid = tables.create({"game": JUNIOR, "num_players": 2, "seats": ["llm", "greedy"], "seed": 5})["id"]
+    t = tables.get_live(gid)
+    with pytest.raises(Refused) as exc:
+        for _ in range(5000):
+            if not t.ready:
+                time.sleep(0.01)
+            t.advance()
+            assert not t.over
+    assert exc.value.status == 502 and "--llm-model" in exc.value.message
