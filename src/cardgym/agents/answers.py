@@ -39,6 +39,7 @@ nothing but reasoning (or nothing at all) is ``empty``.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from dataclasses import dataclass, field
@@ -104,14 +105,28 @@ def split_reasoning(text: str) -> tuple:
     return "\n\n".join(t for t in thoughts if t), rest.strip()
 
 
+_MY = re.compile(r"\bmy\b")
+
+
 def _norm(text: str) -> str:
-    s = str(text).replace("’", "'").replace("“", '"').replace("”", '"')
-    s = re.sub(r"\bmy\b", "your", s.lower())
+    s = str(text).replace("’", "'").replace("“", '"').replace("”", '"').lower()
+    if "my" in s:
+        s = _MY.sub("your", s)
     return " ".join(s.split())
 
 
 def _skeleton(words: str) -> str:
     return _DIGITS.sub("#", _norm(words))
+
+
+@functools.lru_cache(maxsize=64)
+def _name_index(names: tuple) -> dict:
+    """Normalized plain name -> id (the first id of a name), built once per list of names."""
+    out = {}
+    for a, w in enumerate(names):
+        if w:
+            out.setdefault(_norm(w), a)
+    return out
 
 
 def _unwrap(s: str) -> str:
@@ -131,21 +146,24 @@ def _unwrap(s: str) -> str:
 
 
 class _Moves:
-    """The moves an answer may name: the legal ones by id and words, every move by its plain name."""
+    """The moves an answer may name: the legal ones by id and words, every move by its plain name (the
+    indexes are built on first use: most answers are an id)."""
 
     def __init__(self, legal, num_actions, names):
         self.by_id = {}
         for x in legal:
             self.by_id.setdefault(int(x["action"]), str(x["text"]))
-        self.by_words = {}
-        for a, w in self.by_id.items():
-            self.by_words.setdefault(_norm(w), a)
         self.num_actions = num_actions
-        self.names = {}
-        for a, w in enumerate(names or ()):
-            if w:
-                self.names.setdefault(_norm(w), a)
-        self.skeletons = {_skeleton(w) for w in self.by_id.values()}
+        self._names = tuple(names) if names else ()
+        self._by_words = self._skeletons = None
+
+    @property
+    def by_words(self) -> dict:
+        if self._by_words is None:
+            self._by_words = {}
+            for a, w in self.by_id.items():
+                self._by_words.setdefault(_norm(w), a)
+        return self._by_words
 
     def of_id(self, a: int):
         if a in self.by_id:
@@ -158,10 +176,13 @@ class _Moves:
         w = _norm(s)
         if w in self.by_words:
             return Answer(self.by_words[w])
-        if w in self.names:
-            a = self.names[w]
+        names = _name_index(self._names) if self._names else {}
+        if w in names:
+            a = names[w]
             return Answer(a) if a in self.by_id else Answer(None, "illegal", f"{s[:80]!r} is not legal now")
-        if _skeleton(w) in self.skeletons:
+        if self._skeletons is None:
+            self._skeletons = {_skeleton(x) for x in self.by_id.values()}
+        if _DIGITS.sub("#", w) in self._skeletons:
             return Answer(None, "illegal", f"{s[:80]!r} is not one of the legal moves now")
         return None
 
