@@ -305,7 +305,7 @@ def read_answer(text, legal, num_actions: int | None = None, names=None, reasoni
             legal plays it, one that is not is ``illegal``.
         reasoning: reasoning the server gave apart (a ``reasoning_content`` field): kept in ``thoughts``.
     """
-    thoughts, final = split_reasoning(text)
+    thoughts, final = split_reasoning(text) if "<" in str(text or "") else ("", str(text or "").strip())
     if reasoning:
         thoughts = (str(reasoning).strip() + ("\n\n" + thoughts if thoughts else "")).strip()
     if len(thoughts) > MAX_THOUGHT_CHARS:
@@ -316,6 +316,8 @@ def read_answer(text, legal, num_actions: int | None = None, names=None, reasoni
     if len(final) > MAX_PARSE_CHARS:
         final = final[-MAX_PARSE_CHARS:]
     moves = _Moves(legal, num_actions, names)
+    if final.isascii() and final.isdigit():  # the usual answer: an id alone
+        return _done(moves.of_id(int(final)), thoughts, final)
     places = [final]
     fences = list(re.finditer(r"```[\w+-]*\s*\n?(.*?)```", final, flags=re.S))
     if fences and not final[fences[-1].end():].strip():
