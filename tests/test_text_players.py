@@ -796,3 +796,18 @@ def test_a_refused_text_player_at_a_live_table_is_a_502_naming_the_setting():
             t.advance()
             assert not t.over
     assert exc.value.status == 502 and "--llm-model" in exc.value.message
+
+
+def test_a_glitch_is_retried_before_a_forfeit(quick_backoff):
+    pytest.importorskip("uvicorn")
+    from cardgym.agents.llm_client import OpenAIChat
+
+    with FakeServer(["malformed", "stream", "no_choices", "tool_call"], then="id") as fake:
+        ask = OpenAIChat(fake.url, "fake", key_env="CARDGYM_TEST_NO_KEY", max_retries=4, timeout=5)
+        p = _player(ask, fallback="forfeit")
+        env = importlib.import_module(cardgym.GAMES[JUNIOR].module).raw_env()
+        env.reset(seed=3)
+        a, tel = p.decide(env.view(int(env.record["current"])), [])
+    assert fake.log == ["malformed", "stream", "no_choices", "tool_call", "id"]
+    assert a == _legal_from_prompt(p.prompt(env.view(int(env.record["current"])), []))[0][0]
+    assert (tel["outcome"], tel["fallback"], ask.counts["retries"]) == ("ok", None, 4)
