@@ -811,3 +811,16 @@ def test_a_glitch_is_retried_before_a_forfeit(quick_backoff):
     assert fake.log == ["malformed", "stream", "no_choices", "tool_call", "id"]
     assert a == _legal_from_prompt(p.prompt(env.view(int(env.record["current"])), []))[0][0]
     assert (tel["outcome"], tel["fallback"], ask.counts["retries"]) == ("ok", None, 4)
+
+
+def test_text_players_copy_and_pickle():
+    import copy
+    import pickle
+
+    pytest.importorskip("openai")
+    from cardgym.agents.llm_client import OpenAIChat
+
+    p = _player(OpenAIChat("http://127.0.0.1:9/v1", "m", key_env="CARDGYM_TEST_NO_KEY"))
+    for q in (copy.deepcopy(p), pickle.loads(pickle.dumps(p))):
+        assert q.ask.client is not p.ask.client and q.ask.model == "m" and q.stats() == p.stats()
+        q.reset_stats()  # a lock of its own
