@@ -581,7 +581,7 @@ def test_cardgym_eval_with_an_llm_against_a_fake_server(tmp_path, quick_backoff)
     # reasoning is kept as the decision's thoughts, and never decided the move
     thoughts = [t for t in tels if any('{"action"' in th for th in t["thoughts"])]
     assert thoughts and all(t["outcome"] in ("ok", "empty", "truncated") for t in thoughts)
-    assert any(t["finish_reasons"][-1:] == ["length"] and t["outcome"] == "truncated" for t in tels)
+    assert any(t["finish_reason"] == "length" and t["outcome"] == "truncated" for t in tels)
     assert all(t["reasoning_tokens"] == 7 * len(t["answers"]) for t in tels if t["answers"])
     assert sum(t["parse_errors"] for t in tels) == want["parse_errors"]
     assert sum(t["illegal"] for t in tels) == want["illegal"]

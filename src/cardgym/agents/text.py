@@ -457,7 +457,8 @@ class TextPlayer:
 
         ``telemetry`` is JSON-able: ``prompt_sha256``, ``outcome``, ``outcomes`` (per answer asked for),
         ``answers`` (the raw answers, each cut at `MAX_ANSWER_CHARS`), ``thoughts`` (per answer: the
-        reasoning taken out of it, or sent apart as ``reasoning_content``, cut), ``finish_reasons``,
+        reasoning taken out of it, or sent apart as ``reasoning_content``, cut), ``finish_reasons`` (per
+        answer) and ``finish_reason`` (the last answer's),
         ``move`` (the id played), ``attempts``, ``parse_errors``, ``illegal``, ``reasons``, ``fallback``
         (``None`` or the fallback taken), ``error`` (a failed ask), ``latency_ms``, ``tokens_in``,
         ``tokens_out`` and ``reasoning_tokens`` (``None`` when the server did not count them)."""
@@ -530,6 +531,7 @@ class TextPlayer:
                                        {"role": "user", "content": self._rethink(outcome, got.reason)}]
         tel["latency_ms"] = round(1000 * spent, 3)
         tel["outcome"] = outcome
+        tel["finish_reason"] = tel["finish_reasons"][-1] if tel["finish_reasons"] else None
         if action is None:
             tel["fallback"] = self.fallback
             ids = sorted(int(x["action"]) for x in legal)
