@@ -20,14 +20,14 @@ move (legal or not) decides; a move only *mentioned* elsewhere is never played:
    is 8, while ``I play 8, not 3`` names nothing and is unparsable;
 5. the last explicit mark anywhere in the final answer: a JSON object with ``action``, ``move``, ``id`` or
    ``choice``, or a line ``move: X`` (``action:``, ``answer:``, ``final answer:``, ``my move:``);
-6. the first line, when it is a move alone (an answer that gives its move and then explains it).
+6. the first line, when it names a move as a whole (an answer that gives its move, then explains it).
 
 Each place is read leniently: code fences and backticks, emphasis (``**x**``, ``_x_``), quotes and a
 trailing period are dropped; case and spacing do not matter; ``my`` reads as ``your``; a lead such as
 ``move:``, ``Move #``, ``I play``, ``I will``, ``I'll go with``, ``My move is``, ``The answer is`` is
 dropped. A place names a move when it is: an id (``8``); a legal move's words as listed; the listed line
 copied whole (``12: replace position 0 (row 0, col 0), the 10, with the drawn 0``: the id and its words
-must agree); a JSON object as above (the value an id or words); a move's plain name
+must agree; ``1. First, ...`` is a numbered list, not move 1); a JSON object as above (the value an id or words); a move's plain name
 (``game.action_to_str``, given as ``names``).
 
 **Illegal, not unparsable.** An id that is not legal now (or not an id of the game at all), a move's
@@ -263,12 +263,14 @@ def _one(moves: _Moves, s: str):
     got = moves.of_words(s)
     if got is not None:
         return got
-    m = (re.fullmatch(r"\(?#?(\d+)\)?\s*[:.)\]-]\s*(.+)", s, flags=re.S)  # the listed line "12: words" copied
-         or re.fullmatch(r"#?(\d+)\s*\((.+)\)", s, flags=re.S))  # "12 (words)"
-    if m:
+    m = (re.fullmatch(r"\(?#?(\d+)\)?\s*[:.)\]-]\s*(.+)", s)  # the listed line "12: words" copied whole
+         or re.fullmatch(r"#?(\d+)\s*\((.+)\)", s))  # "12 (words)"
+    if m:  # only when the words name a move: "1. First, ..." is a numbered list, not move 1
         a, words = int(m.group(1)), _unwrap(m.group(2))
         named = moves.of_words(words)
-        if named is None or named.action == a:
+        if named is None:
+            return None
+        if named.action == a:
             return moves.of_id(a)
         return Answer(None, "unparsable", f"{s[:80]!r}: the id {a} and the words name different moves")
     return None
