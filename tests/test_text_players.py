@@ -76,7 +76,8 @@ CORPUS = [
     ("Answer: $a", "a"), ("action = $a", "a"), ("Move #$a", "a"), ("move $a", "a"), ("My move is $a.", "a"),
     ("The answer is **$a**.", "a"), ("I play $a", "a"), ("I'll play $a.", "a"), ("I will play move $a", "a"),
     ("I choose $a", "a"), ("I choose move $a", "a"), ("So, I'll go with $a.", "a"), ("Let me play $a.", "a"),
-    ("I pick #$a", "a"),
+    ("I pick #$a", "a"), ("The best move is $a.", "a"), ("**Move:** `$a`", "a"), ("I'd play $a", "a"),
+    ("Therefore, the move is $a.", "a"), ("action: $a ($w)", "a"),
     # the words, as listed or nearly
     ("$w", "a"), ("$W", "a"), ("$w.", "a"), ('"$w."', "a"), ("**$w**", "a"), ("I will $w.", "a"), ("$my", "a"),
     ("I $my.", "a"), ("Move: $w", "a"), ("$a: $w", "a"), ("$a: $w.", "a"), ("$a ($w)", "a"), ("$nw", "n"),

@@ -56,7 +56,7 @@ _BLOCK = re.compile(r"<(%s)>(.*?)</\1>" % "|".join(_TAGS), re.S | re.I)
 _OPEN = re.compile(r"^\s*<(%s)>" % "|".join(_TAGS), re.I)
 _CLOSE = re.compile(r"</(%s)>" % "|".join(_TAGS), re.I)
 _KEYS = ("action", "move", "id", "choice", "action_id", "move_id")
-_LABEL = r"(?:(?:my\s+|the\s+|final\s+|chosen\s+)*(?:move|action|answer|choice)(?:\s+id)?)"
+_LABEL = r"(?:(?:my\s+|the\s+|final\s+|chosen\s+|best\s+)*(?:move|action|answer|choice)(?:\s+id)?)"
 _MARK = re.compile(r"^\W*" + _LABEL + r"\s*[:=]\s*(.+?)\s*$", re.I | re.M)
 _CONNECT = re.compile(r"^(?:(?:so|then|therefore|thus|hence|and|finally|okay|ok|well|now)\b\s*,?\s*)+", re.I)
 _LABEL_LEAD = re.compile(r"^(?:" + _LABEL + r")\b\s*(?:[:=#-]|is\b|will be\b)?\s*(?:move\b\s*)?#?\s*", re.I)
