@@ -903,3 +903,31 @@ def test_every_shape_of_the_corpus_through_cardgym_eval(tmp_path):
             assert (tel["outcomes"][attempt], played, tel["outcome"]) == ("ok", must, "ok"), (shape, tel)
         else:
             assert tel["outcomes"][attempt] == must, (shape, tel)
+
+
+@pytest.mark.parametrize("first, words", [
+    (("I was about to say", "length"), "Answer shorter"), (("999", "stop"), "isn't legal now"),
+    (("banana", "stop"), "one move id only"), (("<think>hmm</think>", "stop"), "held only reasoning")])
+def test_the_rethink_says_what_went_wrong(first, words):
+    from cardgym.agents.text import Reply
+
+    class Chat:
+        def __init__(self):
+            self.seen = []
+
+        def chat(self, messages):
+            self.seen.append(messages)
+            if len(self.seen) == 1:
+                return Reply(first[0], finish_reason=first[1])
+            return Reply(str(_legal_from_prompt(messages[0]["content"])[0][0]), finish_reason="stop")
+
+    chat = Chat()
+    p = _player(chat)
+    env = importlib.import_module(cardgym.GAMES[JUNIOR].module).raw_env()
+    env.reset(seed=3)
+    a, tel = p.decide(env.view(int(env.record["current"])), [])
+    rethink = chat.seen[1][-1]["content"]
+    assert words in rethink and chat.seen[1][-2] == {"role": "assistant", "content": first[0]}
+    assert tel["outcomes"][0] == {"length": "truncated"}.get(first[1], tel["outcomes"][0]) and tel["outcome"] == "ok"
+    hidden = _player(chat, list_moves=False)
+    assert "in words" in hidden._rethink("unparsable", "x") and "as listed" not in hidden._rethink("unparsable", "x")

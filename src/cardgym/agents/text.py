@@ -83,8 +83,6 @@ ANSWER_FORMAT_UNLISTED = ("Answer with one legal move in words, as the game desc
 
 ANSWER_FORMAT_TOOLS = "Call the function play_move once, with the id of one legal move as its argument action."
 
-RETHINK = ("Your answer could not be played: {reason}. Answer again with exactly one legal move "
-           "(its id alone, or its words exactly as listed, or {{\"action\": <id>}}).")
 #: the rethink message of each failed answer's outcome (``{reason}``: what the parser said; ``{how}``: how
 #: to name a move, with the legal moves listed or not)
 RETHINKS = {
