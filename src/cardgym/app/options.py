@@ -441,7 +441,8 @@ def add_llm_options(parser):
     g.add_argument("--llm-timeout", type=real(0, 3600, lo_open=True), default=60.0,
                    help="seconds a request may take before it is retried")
     g.add_argument("--llm-retries", type=integer(0, 20), default=2,
-                   help="retries of a request after a timeout, a connection error or HTTP 408/409/429/5xx")
+                   help="retries of a request after a timeout, a connection error, HTTP 408/409/429/5xx or a body "
+                        "without an answer")
     g.add_argument("--llm-fallback", choices=["forfeit", "random", "first"], default="random",
                    help="what a decision falls back to after an unusable answer and its rethink")
     g.add_argument("--llm-moves", choices=["list", "hide"], default="list",
