@@ -161,6 +161,7 @@ def test_reasoning_is_kept_as_thoughts_and_never_read():
     got = read_answer(THINK_JSON + "\n8", CORPUS_LEGAL, 26)
     assert got.action == 8 and '{"action": 0}' in got.thoughts and got.final == "8"
     assert split_reasoning("<reasoning>r</reasoning>x") == ("r", "x")
+    assert read_answer("I will end turn.", [(8, "draw"), (9, "end turn")]).action == 9  # (id, words) pairs too
     got = read_answer("8", CORPUS_LEGAL, 26, reasoning="server-side reasoning with 4")
     assert got.action == 8 and got.thoughts == "server-side reasoning with 4"
     long = read_answer("<think>" + "x" * 10_000 + "</think>8", CORPUS_LEGAL, 26)

@@ -152,7 +152,8 @@ class _Moves:
     def __init__(self, legal, num_actions, names):
         self.by_id = {}
         for x in legal:
-            self.by_id.setdefault(int(x["action"]), str(x["text"]))
+            a, w = (x["action"], x["text"]) if isinstance(x, dict) else x
+            self.by_id.setdefault(int(a), str(w))
         self.num_actions = num_actions
         self._names = tuple(names) if names else ()
         self._by_words = self._skeletons = None
@@ -295,8 +296,8 @@ def _place(moves: _Moves, text: str, json_ok: bool = True):
 
 
 def read_answer(text, legal, num_actions: int | None = None, names=None, reasoning: str | None = None) -> Answer:
-    """The move an answer names among ``legal`` (dicts ``{"action": id, "text": words}``), by the rule
-    of this module.
+    """The move an answer names among ``legal`` (dicts ``{"action": id, "text": words}``, or ``(id,
+    words)`` pairs), by the rule of this module.
 
     Args:
         text: the answer as the model wrote it (reasoning blocks included: they are taken out).
