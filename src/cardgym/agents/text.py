@@ -3,7 +3,8 @@
 A [`TextPlayer`][cardgym.agents.text.TextPlayer] turns a seat's view (``env.unwrapped.view(seat)``, the
 seat's table as JSON with each legal move in words) into a prompt, asks its ``ask`` callable, parses the
 answer into a move and keeps per-decision telemetry. The prompt is built from the seat's view only, the
-game's rules summary and the public moves since the seat's last turn, so it cannot leak a hidden card
+game's rules summary and the public moves since the seat's last turn (or the whole public history,
+``history="full"``), so it cannot leak a hidden card
 (the tests re-deal every card hidden from the seat and compare the prompts byte for byte).
 
 Answers are parsed robustly: a move's id (``12``), its words as listed (``play 3 from your stock on
@@ -146,9 +147,13 @@ def options_text(rules) -> str:
 
     parts = []
     if dataclasses.is_dataclass(rules):
+        try:  # the defaults as the rules resolve them for this many players (Skip-Bo's stock: 30 or 20)
+            plain = dataclasses.asdict(type(rules)(num_players=rules.num_players))
+        except (TypeError, ValueError, AttributeError):
+            plain = {f.name: f.default for f in dataclasses.fields(rules)}
         for f in dataclasses.fields(rules):
             value = getattr(rules, f.name)
-            if f.name in _UNTOLD_OPTIONS or f.default is dataclasses.MISSING or value == f.default:
+            if f.name in _UNTOLD_OPTIONS or plain.get(f.name, dataclasses.MISSING) in (dataclasses.MISSING, value):
                 continue
             if isinstance(value, bool):
                 word = "on" if value else "off"
