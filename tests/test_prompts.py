@@ -6,17 +6,16 @@ compacted so that a long game's prompt stays bounded. `check_game` fails a page 
 from __future__ import annotations
 
 import importlib
+import json
 import re
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 import cardgym
 from cardgym.agents.text import (MAX_HISTORY_CHARS, TABLE_GUIDE, History, TextPlayer, game_rules_text,
                                  history_text, moves_for, options_text, rules_summary, table_json)
 from cardgym.eval.text_games import play_one
-from cardgym.render.view import view
 from cardgym.testing import GameCheckError, check_game
 
 from conftest import GAME_NAMES
@@ -153,7 +152,7 @@ def test_every_pile_counts_at_least_what_it_lists_and_lists_no_empty_slot(name):
     Skip-Bo's opponent hand listed 5 places with count 4)."""
     checked = 0
     for _, _, v in _views(name, {}, games=1, steps=40):
-        data = __import__("json").loads(table_json(v, False))
+        data = json.loads(table_json(v, False))
         for reg in [data["table"]] + data["players"]:
             for pile in reg["piles"]:
                 assert pile["count"] >= len(pile["cards"]), (name, pile)
@@ -164,8 +163,6 @@ def test_every_pile_counts_at_least_what_it_lists_and_lists_no_empty_slot(name):
 
 
 def test_skyjo_held_card_round_and_grid_rows():
-    import json
-
     seen_held = seen_round2 = 0
     for _, env, v in _views("skyjo", {}, games=2, steps=400):
         data = json.loads(table_json(v, False))
@@ -181,8 +178,6 @@ def test_skyjo_held_card_round_and_grid_rows():
 
 
 def test_skipbo_hands_list_their_cards_only():
-    import json
-
     for _, _, v in _views("skipbo", {}, games=1, steps=60):
         data = json.loads(table_json(v, False))
         for reg in data["players"]:
@@ -244,3 +239,15 @@ def test_the_llm_history_flag_reaches_the_player(tmp_path):
     cli.main(["eval", "skipbo_junior", "--bots", f"text:{script}:answer,greedy", "--games", "1",
               "--llm-history", "full", "--llm-fallback", "first"])
     assert set(out.read_text().splitlines()) == {"The game so far (public moves)"}
+
+
+def test_the_new_game_template_has_the_rules_in_plain_words():
+    """A game made by ``cardgym new-game`` starts with the section, and its prompt rules hold no code
+    (the writing note is an HTML comment, left out of the prompt)."""
+    import cardgym.kit
+
+    tmpl = Path(cardgym.kit.__file__).with_name("template") / "game" / "__init__.py.tmpl"
+    page = re.sub(r"\{\{\w+\}\}", "Game", tmpl.read_text().split('"""')[1])
+    assert re.search(r"^## The rules in plain words\s*$", page, re.M)
+    rules = rules_summary(page)
+    assert rules.startswith("- **Goal.**") and not code_in(rules), code_in(rules)
