@@ -33,6 +33,7 @@ LLM_REFUSE = {"--llm-base-url": ["", "x", "ftp://host/v1", "http://"], "--llm-mo
               "--llm-key-env": ["", "1KEY", "A-B"], "--llm-temperature": ["-1", "nan", "2.5"],
               "--llm-max-tokens": ["0", "-1", "x"], "--llm-timeout": ["0", "-1", "nan", "inf"],
               "--llm-retries": ["-1", "21", "x"], "--llm-fallback": ["", "retry"], "--llm-moves": ["", "all"],
+              "--llm-history": ["", "all"],
               "--llm-template": ["", "no/such/template.txt"], "--llm-seed": ["-1", "x"]}
 
 #: values each command's flags must refuse (rule options: `RULE_BAD`)

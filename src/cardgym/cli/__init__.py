@@ -157,7 +157,8 @@ def make_text_player(args, game, spec: str, rules):
         ask = load_python_player(game, spec[5:], rules)
         info = {"function": spec[5:]}
     return TextPlayer(game, rules, ask, template=template, list_moves=args.llm_moves == "list",
-                      fallback=args.llm_fallback, seed=args.llm_seed, name=spec, info=info)
+                      fallback=args.llm_fallback, seed=args.llm_seed, name=spec, info=info,
+                      history=getattr(args, "llm_history", "recent"))
 
 
 def _players(args, game, names, num_players, options) -> list:
