@@ -468,8 +468,7 @@ def build_parser(argv=()) -> argparse.ArgumentParser:
                 description=(
         "Serve the games to MCP clients over stdin/stdout, or with --http over streamable HTTP at\n"
         "http://HOST:PORT/mcp (tools list_games, rules, new_game, view, legal_actions, play, wait_turn, result,\n"
-        "replay_record); the other seats are played by bots on the server. Needs pip install 'cardgym[llm]'\n"
-        "(and 'cardgym[web]' for --http)."))
+        "replay_record); the other seats are played by bots on the server. Needs pip install 'cardgym[llm]'."))
     m.add_argument("--max-games", type=integer(1, 10_000), default=16,
                    help="games in progress held at once (finished games do not count)")
     m.add_argument("--keep-finished", type=integer(0, 100_000), default=256,
