@@ -195,7 +195,7 @@ def check_mcp(args, extra):
     check_rules_cmd(args, extra)
     given = [f for f, on in (("--port", args.port != 8765), ("--host", args.host != "127.0.0.1"),
                              ("--public", args.public), ("--allow-host", args.allow_host),
-                             ("--max-sessions", args.max_sessions != 64)) if on]
+                             ("--max-clients", args.max_clients != 64)) if on]
     if given and not args.http:
         args.parser.error(f"{', '.join(given)} go with --http (stdio has no address)")
 
@@ -483,8 +483,8 @@ def build_parser(argv=()) -> argparse.ArgumentParser:
                    help="with --http: allow a --host beyond this machine (no accounts, no encryption)")
     m.add_argument("--allow-host", type=text("a host name"), action="append", metavar="NAME",
                    help="with --http: also answer requests whose Host is NAME (repeatable; loopback names always)")
-    m.add_argument("--max-sessions", type=integer(1, 10_000), default=64,
-                   help="with --http: client sessions held at once")
+    m.add_argument("--max-clients", type=integer(1, 10_000), default=64,
+                   help="with --http: MCP clients connected at once (an idle one is dropped after 30 minutes)")
     m.set_defaults(func=cmd_mcp, check=check_mcp)
 
     n = command("new-game", help="write the package of a new game (docs/api.md, 'Adding a game')", description=(
@@ -557,7 +557,7 @@ def cmd_mcp(args, extra):
         def ready(port):
             print(f"cardgym mcp: http://{args.host}:{port}/mcp  (Ctrl-C stops it)", file=sys.stderr, flush=True)
 
-        mcp_server.serve_http(args.host, args.port, allowed, max_sessions=args.max_sessions, ready=ready, **bounds)
+        mcp_server.serve_http(args.host, args.port, allowed, max_sessions=args.max_clients, ready=ready, **bounds)
     except ImportError as exc:
         raise SystemExit(f"cardgym mcp: {exc}") from None
 
