@@ -1,13 +1,22 @@
 """Which Host names a cardgym HTTP server answers to, and whether it may listen beyond this machine:
-the ``--host``/``--public``/``--allow-host`` rule of ``cardgym serve`` (`cardgym.web.check_host`, worded
-for the web table), for any command: ``cardgym mcp --http`` uses it."""
+the ``--host``/``--public``/``--allow-host`` rule of ``cardgym serve`` (`cardgym.web.check_host` and
+`cardgym.web.is_loopback`, worded for the web table), for any command: ``cardgym mcp --http`` uses it. In
+`cardgym.app`, below `cardgym.web`, so that the web table may use it too."""
 
 from __future__ import annotations
 
 import ipaddress
 import sys
 
-from cardgym.web import is_loopback
+
+def is_loopback(host: str) -> bool:
+    """Whether binding ``host`` serves this machine only (127.0.0.0/8, ::1, localhost)."""
+    if host.strip().lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
 
 
 def allowed_hosts(host: str, public: bool, allow_host, command: str, what: str) -> list:
@@ -31,4 +40,4 @@ def allowed_hosts(host: str, public: bool, allow_host, command: str, what: str) 
     return allowed
 
 
-__all__ = ["allowed_hosts"]
+__all__ = ["allowed_hosts", "is_loopback"]
