@@ -14,7 +14,7 @@ import importlib
 import numpy as np
 
 from ..agents.runner import as_batched
-from ..agents.text import is_text_player, theirs
+from ..agents.text import is_text_player, moves_for, theirs
 
 #: ``status`` of a game a text player forfeited (besides 1 terminated and 2 truncated)
 FORFEIT = 3
@@ -63,7 +63,7 @@ def play_one(env, row: list, seed: int, recorder=None):
         if isinstance(p, str):
             a = env.bot_action(p)
         elif is_text_player(p):
-            a, tel = p.decide(env.view(seat), history[since[seat]:])
+            a, tel = p.decide(env.view(seat), moves_for(p, history, since[seat]))
             if a is None:
                 forfeit = seat
                 if recorder is not None:
