@@ -932,3 +932,12 @@ def test_the_rethink_says_what_went_wrong(first, words):
     assert tel["outcomes"][0] == {"length": "truncated"}.get(first[1], tel["outcomes"][0]) and tel["outcome"] == "ok"
     hidden = _player(chat, list_moves=False)
     assert "in words" in hidden._rethink("unparsable", "x") and "as listed" not in hidden._rethink("unparsable", "x")
+
+
+def test_eval_json_gives_the_outcomes(quick_backoff):
+    pytest.importorskip("uvicorn")
+    with FakeServer(["garbage", "garbage", "truncated", "truncated", "stream", "stream", "stream"]) as fake:
+        out, _ = _eval_llm(fake, "--json", "--llm-max-server-failures", "0.5")
+    want = fake.expected(retries=2)
+    got = json.loads(out)["text_players"]["llm"]
+    assert got["outcomes"] == want["outcomes"] and got["outcomes"]["server"] == 1 and got["reasoning_tokens"] > 0
