@@ -6,8 +6,8 @@
 (``empty``, ``unparsable`` or ``illegal``) with a reason a person (or the model, in a rethink) can act on.
 
 **Reasoning is never read for a move.** `split_reasoning` takes out ``<think>...</think>``,
-``<thinking>``, ``<reasoning>``, ``<reflection>`` blocks (a leading block that is never closed holds
-everything; text before a lone closing tag is reasoning too): what it takes out is the decision's
+``<thinking>``, ``<reasoning>``, ``<reflection>``, ``<thought>`` blocks (a block that is never closed
+runs to the end; text before a lone closing tag is reasoning too): what it takes out is the decision's
 ``thoughts``, kept in the telemetry; the rest, the *final answer*, alone decides.
 
 **The rule that decides.** The final answer is read in this order, and the first place that names a
@@ -52,9 +52,7 @@ MAX_PARSE_CHARS = 20000
 MAX_THOUGHT_CHARS = 4000
 
 _TAGS = ("think", "thinking", "reasoning", "reflection", "thought")
-_BLOCK = re.compile(r"<(%s)>(.*?)</\1>" % "|".join(_TAGS), re.S | re.I)
-_OPEN = re.compile(r"^\s*<(%s)>" % "|".join(_TAGS), re.I)
-_CLOSE = re.compile(r"</(%s)>" % "|".join(_TAGS), re.I)
+_TAG = re.compile(r"<(/?)(%s)>" % "|".join(_TAGS), re.I)
 _KEYS = ("action", "move", "id", "choice", "action_id", "move_id")
 _LABEL = r"(?:(?:my\s+|the\s+|final\s+|chosen\s+|best\s+)*(?:move|action|answer|choice)(?:\s+id)?)"
 _MARK = re.compile(r"^\W*" + _LABEL + r"\s*[:=]\s*(.+?)\s*$", re.I | re.M)
@@ -90,19 +88,26 @@ class Answer:
 
 def split_reasoning(text: str) -> tuple:
     """``(thoughts, final)`` of an answer: reasoning blocks (``<think>`` and the like, see the module)
-    taken out and joined as ``thoughts``; ``final`` is what is left, stripped."""
+    taken out and joined as ``thoughts``; ``final`` is what is left, stripped. One pass over the tags: a
+    block never closed runs to the end, and the text before a closing tag that opens nothing is reasoning."""
     text = "" if text is None else str(text)
-    thoughts = [m.group(2).strip() for m in _BLOCK.finditer(text)]
-    rest = _BLOCK.sub("\n", text)
-    m = _OPEN.match(rest)
-    if m:  # a leading block never closed: all of it is reasoning (a cut answer, or a model that never ends it)
-        thoughts.append(rest[m.end():].strip())
-        rest = ""
-    closes = list(_CLOSE.finditer(rest))
-    if closes:  # "reasoning ... </think> answer" (the opening tag was part of the prompt's template)
-        thoughts.append(rest[:closes[-1].start()].strip())
-        rest = rest[closes[-1].end():]
-    return "\n\n".join(t for t in thoughts if t), rest.strip()
+    thoughts, final, pos, open_tag, start = [], [], 0, None, 0
+    for m in _TAG.finditer(text):
+        closing, name = m.group(1) == "/", m.group(2).lower()
+        if not closing and open_tag is None:
+            final.append(text[pos:m.start()])
+            open_tag, start = name, m.end()
+        elif closing and open_tag == name:
+            thoughts.append(text[start:m.start()])
+            open_tag, pos = None, m.end()
+        elif closing and open_tag is None:  # "reasoning ... </think> answer": the opening tag was the template's
+            thoughts.append("".join(final) + text[pos:m.start()])
+            final, pos = [], m.end()
+    if open_tag is not None:
+        thoughts.append(text[start:])
+    else:
+        final.append(text[pos:])
+    return "\n\n".join(t.strip() for t in thoughts if t.strip()), "".join(final).strip()
 
 
 _MY = re.compile(r"\bmy\b")
