@@ -95,7 +95,7 @@ CORPUS = [
     # reasoning blocks: kept as thoughts, never read for a move
     (THINK + "\n$a", "a"), (THINK + "\nmove: $a", "a"), ("<reasoning>maybe $out</reasoning> $a", "a"),
     ("<thinking>$out is out</thinking>\n**$a**", "a"), ("all this thinking about $bad\n</think>\n\n$a", "a"),
-    ("<think>x\n</think><think>y $b</think>$w", "a"), ("<THINK>x</THINK> $a", "a"),
+    ("<think>x\n</think><think>y $b</think>$w", "a"), ("<THINK>x</THINK> $a", "a"), ("$a\n<thought>or $b, never closed", "a"),
     # failures: empty
     ("", "empty"), ("   \n", "empty"), (THINK, "empty"), ('<think>never closed {"action": $a}', "empty"),
     # failures: moves that cannot be played now (illegal), by id, name or the shape of a move's words
