@@ -34,7 +34,9 @@ LLM_REFUSE = {"--llm-base-url": ["", "x", "ftp://host/v1", "http://"], "--llm-mo
               "--llm-max-tokens": ["0", "-1", "x"], "--llm-timeout": ["0", "-1", "nan", "inf"],
               "--llm-retries": ["-1", "21", "x"], "--llm-fallback": ["", "retry"], "--llm-moves": ["", "all"],
               "--llm-history": ["", "all"],
-              "--llm-template": ["", "no/such/template.txt"], "--llm-seed": ["-1", "x"]}
+              "--llm-template": ["", "no/such/template.txt"], "--llm-seed": ["-1", "x"],
+              "--llm-mode": ["", "tool"], "--llm-deadline": ["0", "-1", "nan"],
+              "--llm-max-server-failures": ["-0.1", "1.5", "x"]}
 
 #: values each command's flags must refuse (rule options: `RULE_BAD`)
 REFUSE = {

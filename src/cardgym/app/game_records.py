@@ -568,7 +568,7 @@ def telemetry_text(tel: dict, width: int = 300) -> str:
         one = " ".join(str(ans).split())
         one = one[:width] + ("..." if len(one) > width else "")
         out.append(f"       answer{' ' + str(i + 1) if len(answers) > 1 else ''}: {one!r}")
-    facts = []
+    facts = [f"outcome {tel['outcome']}"] if tel.get("outcome") not in (None, "ok") else []
     for key, label in (("parse_errors", "unparsed"), ("illegal", "illegal"), ("fallback", "fallback"),
                        ("error", "error"), ("latency_ms", "ms"), ("tokens_in", "tokens in"),
                        ("tokens_out", "tokens out")):

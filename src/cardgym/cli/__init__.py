@@ -158,7 +158,9 @@ def make_text_player(args, game, spec: str, rules):
         info = {"function": spec[5:]}
     return TextPlayer(game, rules, ask, template=template, list_moves=args.llm_moves == "list",
                       fallback=args.llm_fallback, seed=args.llm_seed, name=spec, info=info,
-                      history=getattr(args, "llm_history", "recent"))
+                      history=getattr(args, "llm_history", "recent"), mode=getattr(args, "llm_mode", "text"),
+                      deadline=getattr(args, "llm_deadline", None),
+                      max_server_failures=getattr(args, "llm_max_server_failures", 0.1))
 
 
 def _players(args, game, names, num_players, options) -> list:
@@ -168,21 +170,24 @@ def _players(args, game, names, num_players, options) -> list:
 
 
 def _text_lines(players) -> list:
-    """One line per text player: its illegal-move rate, fallbacks, latency and tokens."""
-    from cardgym.agents.text import is_text_player
+    """Two lines per text player: its decisions by outcome (`cardgym.agents.text.OUTCOMES`), then its
+    illegal-move rate, fallbacks, failed requests, latency and tokens."""
+    from cardgym.agents.text import OUTCOMES, is_text_player
 
     out = []
     for p in players:
         if not is_text_player(p):
             continue
         st = p.stats()
+        outcomes = st.get("outcomes", {})
+        out.append(f"{p.name}: {st['decisions']} decisions: " + ", ".join(f"{k} {outcomes.get(k, 0)}" for k in OUTCOMES)
+                   + (f", reasoning tokens {st['reasoning_tokens']:,}" if st.get("reasoning_tokens") else ""))
         rate = "n/a" if st["illegal_rate"] is None else f"{st['illegal_rate']:.1%}"
         lat = "n/a" if st["mean_latency_ms"] is None else f"{st['mean_latency_ms']:,.0f} ms"
         tokens = ("not reported" if st["tokens_in"] is None else f"{st['tokens_in']:,} in, {st['tokens_out']:,} out")
-        out.append(f"{p.name}: {st['decisions']} decisions, illegal-move rate {rate} ({st['invalid']} of "
-                   f"{st['answers']} answers: {st['parse_errors']} unparsed, {st['illegal']} illegal), "
-                   f"{st['fallbacks']} fallbacks ({p.fallback}), {st['forfeits']} forfeits, {st['errors']} failed "
-                   f"requests, mean latency {lat} per decision, tokens {tokens}")
+        out.append(f"  illegal-move rate {rate} ({st['invalid']} of {st['answers']} answers: {st['parse_errors']} "
+                   f"unparsed, {st['illegal']} illegal), {st['fallbacks']} fallbacks ({p.fallback}), {st['forfeits']} "
+                   f"forfeits, {st['errors']} failed requests, mean latency {lat} per decision, tokens {tokens}")
     return out
 
 
@@ -220,8 +225,16 @@ def _table(rows: list, header: list, right=()) -> str:
     return "\n".join(out)
 
 
+def _text_failed(players, exc):
+    """Stop a run whose text player's server failed too often: its counts, the reason, exit status 1."""
+    for line in _text_lines(players):
+        print(line, file=sys.stderr)
+    raise SystemExit(f"cardgym: {exc}")
+
+
 def cmd_eval(args, extra):
     from cardgym import eval as ev
+    from cardgym.agents.text import ServerFailures
 
     game = _game(args.game)
     options = dict(args.options)
@@ -241,6 +254,14 @@ def cmd_eval(args, extra):
         raise SystemExit(f"cardgym: {exc}") from None
     except ImportError as exc:  # a model file without torch installed, the llm player without openai
         raise SystemExit(f"cardgym eval: {exc}") from None
+    except ServerFailures as exc:  # a text player's server failed too often: no table, no rating
+        _text_failed(players, exc)
+    for p in players:
+        if not isinstance(p, str):
+            try:
+                p.check_health()
+            except ServerFailures as exc:
+                _text_failed(players, exc)
     if args.record:
         from cardgym.app.game_records import record_pairings
 
@@ -510,6 +531,7 @@ def build_parser(argv=()) -> argparse.ArgumentParser:
 
 
 def cmd_ladder(args, extra):
+    from cardgym.agents.text import ServerFailures
     from cardgym.eval.ladder import ladder
 
     game = _game(args.game)
@@ -526,6 +548,8 @@ def cmd_ladder(args, extra):
         raise SystemExit(f"cardgym: {exc}") from None
     except ImportError as exc:
         raise SystemExit(f"cardgym ladder: {exc}") from None
+    except ServerFailures as exc:  # the player's server failed too often (TextPlayer.decide): no rating
+        _text_failed([player], exc)
     if recorder is not None:
         print(f"wrote {len(recorder.paths)} game records to {args.record}", file=sys.stderr)
     if args.json:
