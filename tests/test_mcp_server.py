@@ -381,3 +381,26 @@ def test_http_flags_need_http_and_a_public_host_needs_public():
         done = subprocess.run([sys.executable, "-c", MAIN, "mcp", *flags], env=server_env(), capture_output=True,
                               text=True, timeout=120)
         assert done.returncode == 2 and words in done.stderr, done.stderr
+
+
+def test_play_reads_text_moves_with_the_text_players_parser():
+    """``play``'s text actions are read by `cardgym.agents.answers.read_answer`, the harness's one parser:
+    a fenced id, emphasis, case and spacing and a listed line copied whole play the move; a move only
+    mentioned beside another, an id not legal now and words of no legal move are refused."""
+    games = Games()
+    g = games.new_game("skyjo", seed=3)
+    gid, tok = g["game_id"], g["token"]
+    legal = games.legal_actions(gid, tok)["legal"]
+    first, second = legal[0], legal[1]
+    with pytest.raises(Refused, match="not a legal move now"):
+        games.play(gid, tok, f"Move {first['action']} looks good but move {second['action']} is better.")
+    with pytest.raises(Refused, match="not a legal move now"):
+        games.play(gid, tok, "99")
+    with pytest.raises(Refused, match="not a legal move now"):
+        games.play(gid, tok, "draw from the moon")
+    played = games.play(gid, tok, "**" + "  ".join(second["text"].upper().split()) + "**")["played"]
+    assert played == second["text"]
+    now = games.legal_actions(gid, tok)
+    if now["your_turn"]:
+        x = now["legal"][-1]
+        assert games.play(gid, tok, f"```\n{x['action']}\n```")["played"] == x["text"]

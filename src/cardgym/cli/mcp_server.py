@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 
 import cardgym
 
+from cardgym.agents.answers import read_answer
 from cardgym.agents.text import game_rules_text, theirs
 from cardgym.app.options import rule_defaults
 from cardgym.app.game_records import GameRecorder
@@ -113,21 +114,15 @@ def _int(value, name: str, lo: int, hi: int) -> int:
     return value
 
 
-def parse_move(action, legal: list):
-    """The action id that ``action`` (an id, or a move's id or words as text) names among ``legal``
-    (``[{"action": id, "text": words}, ...]``), or None."""
-    ids = [x["action"] for x in legal]
+def parse_move(action, legal: list, num_actions: int | None = None):
+    """The action id that ``action`` (an id, or text: an id or a move's words, read by the text players'
+    parser `cardgym.agents.answers.read_answer`) names among ``legal`` (``[{"action": id, "text":
+    words}, ...]``), or None."""
     if isinstance(action, int) and not isinstance(action, bool):
-        return action if action in ids else None
+        return action if action in {x["action"] for x in legal} else None
     if not isinstance(action, str) or len(action) > MAX_MOVE_CHARS:
         return None
-    want = " ".join(action.lower().split())
-    if want.isdigit() and int(want) in ids:
-        return int(want)
-    for x in legal:
-        if " ".join(x["text"].lower().split()) == want:
-            return x["action"]
-    return None
+    return read_answer(action, legal, num_actions).action
 
 
 class Games:
@@ -282,7 +277,7 @@ class Games:
                 raise Refused(f"action: it is player_{cur}'s turn, not yours (player_{seat}); wait_turn waits "
                               "for yours")
             legal = g.env.view(seat)["legal"]
-            a = parse_move(action, legal)
+            a = parse_move(action, legal, g.env.game.num_actions)
             if a is None:
                 shown = repr(action) if len(repr(action)) < 100 else repr(action)[:100] + "..."
                 raise Refused(f"action: {shown} is not a legal move now; give an id or the words of one of: "
