@@ -15,6 +15,7 @@ from cardgym.app.options import (HelpFormatter, Parser, add_llm_options, add_rul
                           check_rules, check_seat, check_text_players, existing_path, flag, games_epilog, integer,
                           output_problem, real, rule_defaults, seed, text, writing)
 from cardgym.app.pages import clean_markdown, render_markdown, rules_markdown
+from cardgym.cli.run_options import add_run_options, check_run_options, cost_line, cost_of, resumed_line, run_folder
 
 USAGE = """commands:
   cardgym play GAME [--vs BOT] [--num-players N] [--seat N] [--seed S] [RULE OPTIONS]
@@ -101,6 +102,7 @@ def check_eval(args, extra):
     check_players(args.parser, game, [n for n in names if n not in texts], "--bots", extra=("agent",),
                   python_players=True)
     check_output(args.parser, "--record", args.record, "folder")
+    check_run_options(args, texts)
 
 
 def check_replay(args, extra):
@@ -135,6 +137,7 @@ def check_ladder(args, extra):
         if args.record is not None:
             args.parser.error("argument --record: the ladder records the games of a text player (llm or text:...); "
                               "record other players' games with cardgym eval --record")
+    check_run_options(args, texts)
 
 
 def make_text_player(args, game, spec: str, rules):
@@ -220,27 +223,32 @@ def cmd_eval(args, extra):
     try:
         players = _players(args, game, bots, num_players, options)
         texts = [b for b, p in zip(bots, players) if not isinstance(p, str)]
-        if args.record and texts:
-            from cardgym.app.game_records import RecordFolder
-
-            recorder = RecordFolder(args.record)
+        if texts:
+            recorder = run_folder(args, "eval", game, players, seed=args.seed, games=args.games,
+                                  num_players=num_players, options=options)
+            resumed_line(recorder)
         result = ev.tournament(game, players, num_players=num_players, games=args.games, seed=args.seed,
-                               progress=not args.json and sys.stderr.isatty(), recorder=recorder, **options)
+                               progress=not args.json and sys.stderr.isatty(), recorder=recorder,
+                               concurrency=args.concurrency, **options)
+        spent = cost_of(args, players, sum(r["games"] for r in result["pairs"]))
+        if spent is not None:
+            result["cost"] = spent
     except (ValueError, TypeError) as exc:
         raise SystemExit(f"cardgym: {exc}") from None
     except ImportError as exc:  # a model file without torch installed, the llm player without openai
         raise SystemExit(f"cardgym eval: {exc}") from None
-    if args.record:
+    folder = args.record or args.resume
+    if folder:
         from cardgym.app.game_records import record_pairings
 
         others = [b for b in bots if b not in texts]
         try:
-            with writing("cardgym eval", args.record):
-                paths = record_pairings(game, others, args.record, args.record_games, num_players, args.seed, options)
+            with writing("cardgym eval", folder):
+                paths = record_pairings(game, others, folder, args.record_games, num_players, args.seed, options)
         except (ValueError, TypeError) as exc:
             raise SystemExit(f"cardgym: {exc}") from None
         paths += recorder.paths if recorder is not None else []
-        print(f"wrote {len(paths)} game records to {args.record}", file=sys.stderr)
+        print(f"wrote {len(paths)} game records to {folder}", file=sys.stderr)
     if args.json:
         text_stats = {p.name: p.stats() for p in players if not isinstance(p, str)}
         if text_stats:
@@ -254,7 +262,7 @@ def cmd_eval(args, extra):
         rows.append([r["a"], r["b"], r["games"], f"{r['a_win_rate']:.1%}", f"[{lo:.1%}, {hi:.1%}]", f"{r['wins']}/{r['draws']}/{r['losses']}",
                      f"{r['games_per_second']:,.0f}"])
     print(_table(rows, ["a", "b", "games", "a win rate", "95% CI", "a W/D/L", "games/s"], right=(2, 3, 4, 5, 6)))
-    for line in _text_lines(players):
+    for line in _text_lines(players) + ([cost_line(result["cost"])] if "cost" in result else []):
         print(line)
     if result["ratings"] is None and result["multiplayer"] is not None:
         print(f"(a plays one seat against {num_players - 1} seats of b: parity is {1 / num_players:.0%})")
@@ -386,6 +394,7 @@ def build_parser(argv=()) -> argparse.ArgumentParser:
     e.add_argument("--record", type=text("a folder name"), default=None, metavar="DIR", help="also write game records of --record-games games per pairing to DIR")
     e.add_argument("--record-games", type=integer(1, MAX_GAMES), default=1, metavar="N", help="games recorded per pairing (with --record)")
     add_llm_options(e)
+    add_run_options(e)
     e.set_defaults(func=cmd_eval)
     if game:
         add_rule_options(p, game)
@@ -452,6 +461,7 @@ def build_parser(argv=()) -> argparse.ArgumentParser:
     d.add_argument("--record", type=text("a folder name"), default=None, metavar="DIR",
                    help="write a game record of every game of a text player to DIR")
     add_llm_options(d)
+    add_run_options(d)
     d.set_defaults(func=cmd_ladder)
 
     m = command("mcp", help="a Model Context Protocol server over stdio: agents play through tools",
@@ -492,18 +502,22 @@ def cmd_ladder(args, extra):
     recorder = None
     try:
         player = _players(args, game, [args.player], 2, {})[0]
-        if args.record and not isinstance(player, str):
-            from cardgym.app.game_records import RecordFolder
+        if not isinstance(player, str):
+            from cardgym.eval.ladder import SEED_BASE
 
-            recorder = RecordFolder(args.record)
+            recorder = run_folder(args, "ladder", game, [player], seed=SEED_BASE, deals=args.deals)
+            resumed_line(recorder)
         r = ladder(game, player, deals=args.deals, progress=not args.json and sys.stderr.isatty(),
-                   recorder=recorder)
+                   recorder=recorder, concurrency=args.concurrency)
+        spent = cost_of(args, [player], r["games"])
+        if spent is not None:
+            r["cost"] = spent
     except (ValueError, TypeError) as exc:
         raise SystemExit(f"cardgym: {exc}") from None
     except ImportError as exc:
         raise SystemExit(f"cardgym ladder: {exc}") from None
     if recorder is not None:
-        print(f"wrote {len(recorder.paths)} game records to {args.record}", file=sys.stderr)
+        print(f"wrote {len(recorder.paths)} game records to {recorder.out_dir}", file=sys.stderr)
     if args.json:
         print(json.dumps(r, indent=2))
         return
@@ -515,7 +529,7 @@ def cmd_ladder(args, extra):
                      f"{m['wins']}/{m['draws']}/{m['losses']}"])
     print(_table(rows, ["bot", "anchor", "games", "score", "W/D/L"], right=(1, 2, 3, 4)))
     print(f"rating of {r['player']}: {r['rating']:+.0f}  (95% interval [{lo:+.0f}, {hi:+.0f}])")
-    for line in _text_lines([player]):
+    for line in _text_lines([player]) + ([cost_line(r["cost"])] if "cost" in r else []):
         print(line)
 
 

@@ -94,7 +94,8 @@ def fit_rating(results: dict, fixed: dict) -> dict:
     return {"rating": round(r, 1), "se": round(se, 1), "ci95": [round(r - Z95 * se, 1), round(r + Z95 * se, 1)]}
 
 
-def ladder(game, player, deals: int = DEFAULT_DEALS, progress: bool = False, recorder=None) -> dict:
+def ladder(game, player, deals: int = DEFAULT_DEALS, progress: bool = False, recorder=None,
+           concurrency: int = 1) -> dict:
     """Rate ``player`` (anything `cardgym.eval.match` takes) on the ladder of ``game``.
 
     Returns ``{"game", "version", "scale", "player", "deals", "games", "rating", "se", "ci95",
@@ -110,7 +111,7 @@ def ladder(game, player, deals: int = DEFAULT_DEALS, progress: bool = False, rec
     matches, results, seconds = {}, {}, 0.0
     for bot in LADDER_BOTS:
         r = match(spec, player, bot, num_players=2, games=2 * deals, seed=SEED_BASE, progress=progress,
-                  recorder=recorder)
+                  recorder=recorder, concurrency=concurrency)
         matches[bot] = r
         results[bot] = (r["wins"] + 0.5 * r["draws"], r["games"])
         seconds += r["seconds"]
