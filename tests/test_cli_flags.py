@@ -34,6 +34,10 @@ LLM_REFUSE = {"--llm-base-url": ["", "x", "ftp://host/v1", "http://"], "--llm-mo
               "--llm-max-tokens": ["0", "-1", "x"], "--llm-timeout": ["0", "-1", "nan", "inf"],
               "--llm-retries": ["-1", "21", "x"], "--llm-fallback": ["", "retry"], "--llm-moves": ["", "all"],
               "--llm-template": ["", "no/such/template.txt"], "--llm-seed": ["-1", "x"]}
+#: values the run flags of ``cardgym eval`` and ``cardgym ladder`` must refuse (the players parsed are bots:
+#: --concurrency and --resume apply to text players only)
+RUN_REFUSE = {"--concurrency": ["0", "-1", "1025", "x", "2"], "--resume": ["", " ", "no/such/run"],
+              "--price-in": ["-1", "nan", "inf", "x"], "--price-out": ["-1", "nan", "inf", "x"]}
 
 #: values each command's flags must refuse (rule options: `RULE_BAD`)
 REFUSE = {
@@ -41,9 +45,9 @@ REFUSE = {
              "--record": ["", " ", "/proc/cardgym.jsonl"]},
     "eval": {"--bots": ["", "random", "random,", "random,nobody"], "--games": ["0", "-1", "10000001", "x"],
              "--seed": ["-1", "99999999999999999999999", "1.5"],
-             "--record": ["", " "], "--record-games": ["0", "-1", "x"], **LLM_REFUSE},
+             "--record": ["", " "], "--record-games": ["0", "-1", "x"], **LLM_REFUSE, **RUN_REFUSE},
     "ladder": {"--player": ["", "nobody", "text:no/such/file.py:f"], "--deals": ["0", "-1", "100001", "x"],
-               "--record": ["", " "], **LLM_REFUSE},
+               "--record": ["", " "], "--format": ["", "fast"], **LLM_REFUSE, **RUN_REFUSE},
     "mcp": {"--max-games": ["0", "-1", "100000"], "--expire": ["0", "-1", "nan", "inf"]},
     "rules": {"--width": ["0", "-1", "x", "100000"]},
     "warmup": {"--jobs": ["0", "-1", "x", "1.5", "100000"]},

@@ -180,3 +180,16 @@ def test_a_killed_ladder_run_resumed_ends_with_the_uninterrupted_table(tmp_path,
     for k in ("decisions", "answers", "parse_errors", "rethinks", "fallbacks"):
         assert a["text"][k] == b["text"][k], k
     assert len(list(folder.glob("*.jsonl"))) == 18
+
+
+@pytest.mark.slow
+@pytest.mark.subprocess
+def test_the_concurrency_benchmark_runs_against_its_fake_server():
+    from pathlib import Path
+
+    from conftest import load_file
+
+    bench = load_file(Path(__file__).resolve().parents[1] / "benchmarks" / "llm_concurrency.py", "llm_concurrency")
+    r = bench.run("skipbo_junior", deals=1, concurrency=4, latency=0.01, sequential_games=2)
+    assert r["games"] == 6 and r["errors"] == 0 and r["requests"] == r["decisions"] > 0
+    assert r["tokens_in"] > 0 and r["wall_concurrent_s"] > 0 and r["cpu_ms_per_decision"] > 0

@@ -279,8 +279,9 @@ class RecordFolder:
         """The name (without ``.jsonl``) of the next game of the line-up ``row``: ``<players>-<k>``.
         Claimed in schedule order, so the names do not depend on which game ends first."""
         stem = "-".join(_safe(x) for x in _names(row))
-        j = self._count.get(stem, 0)
-        self._count[stem] = j + 1
+        with self._lock:
+            j = self._count.get(stem, 0)
+            self._count[stem] = j + 1
         return f"{stem}-{j}"
 
     def open(self, env, row, key: str) -> GameRecorder:

@@ -25,7 +25,8 @@ USAGE = """commands:
   cardgym train GAME [OPTIONS]
   cardgym replay FILE [--gif OUT]
   cardgym serve [--port P] [--host H] [--model PATH] [--record FILE]
-  cardgym ladder GAME --player SPEC [--deals N] [--json] [--record DIR] [--llm-... OPTIONS]
+  cardgym ladder GAME --player SPEC [--format full|quick] [--deals N] [--json] [--record DIR | --resume DIR]
+                 [--concurrency N] [--price-in USD --price-out USD] [--llm-... OPTIONS]
   cardgym mcp [--max-games N] [--expire S]
   cardgym new-game NAME [--dir DIR]
   cardgym warmup [GAME ...] [--jobs N] [--no-progress]
@@ -128,7 +129,7 @@ def check_ladder(args, extra):
     game = _game(args.game)
     if extra:
         args.parser.error(f"unexpected argument {extra[0]!r}")
-    if game.name not in anchors():
+    if game.name not in anchors(args.format):
         args.parser.error(f"argument game: the ladder has no anchors for {game.name!r}; games with anchors: "
                           f"{', '.join(sorted(anchors()))}")
     texts = check_text_players(args.parser, args, [args.player], "--player")
@@ -138,6 +139,8 @@ def check_ladder(args, extra):
             args.parser.error("argument --record: the ladder records the games of a text player (llm or text:...); "
                               "record other players' games with cardgym eval --record")
     check_run_options(args, texts)
+    if args.move_quality and (args.record or args.resume) is None:
+        args.parser.error("argument --move-quality: reads the games' records: give --record DIR (or --resume DIR)")
 
 
 def make_text_player(args, game, spec: str, rules):
@@ -444,22 +447,27 @@ def build_parser(argv=()) -> argparse.ArgumentParser:
     add_llm_options(w)
     w.set_defaults(func=cmd_serve, check=check_serve)
 
-    from cardgym.eval.ladder import DEFAULT_DEALS, LADDER_BOTS, MAX_DEALS
+    from cardgym.eval.ladder import DEFAULT_DEALS, DEFAULT_FORMAT, FORMATS, LADDER_BOTS, MAX_DEALS
 
     d = command("ladder", check=check_ladder, help="rate a player on the anchored ladder (a fixed scale)",
                 description=(
-        f"Play a fixed, versioned schedule of duplicate deals against the bots {', '.join(LADDER_BOTS)} (two\n"
-        "players, default rules) and rate the player on the Elo scale with random at 0, the bots' ratings fixed\n"
-        "(docs/llm_agents.md, 'The ladder')."))
+        "Play a fixed, versioned schedule of duplicate deals against the format's anchors (two players: random,\n"
+        f"e-random versions of greedy, and the bots {', '.join(LADDER_BOTS[1:])}) and rate the player on the Elo scale\n"
+        "with random at 0, the anchors' ratings fixed (docs/llm_agents.md, 'The ladder')."))
     d.add_argument("game", choices=games)
     d.add_argument("--player", required=True, type=text("a player"), metavar="SPEC",
                    help="a bot, agent, a model file, a Python player FILE.py:NAME or module:NAME, llm, or "
                         "text:FILE.py:NAME")
     d.add_argument("--deals", type=integer(1, MAX_DEALS), default=DEFAULT_DEALS,
-                   help="deals of the schedule to play (each twice against each bot)")
+                   help="deals of the schedule to play (each twice against each anchor)")
+    d.add_argument("--format", choices=list(FORMATS), default=DEFAULT_FORMAT,
+                   help="full: the default rules; quick: one Skyjo round, Skip-Bo with a stock of 10, Junior as it is")
     d.add_argument("--json", action="store_true", help="print the result as JSON")
     d.add_argument("--record", type=text("a folder name"), default=None, metavar="DIR",
                    help="write a game record of every game of a text player to DIR")
+    d.add_argument("--move-quality", action="store_true",
+                   help="beside the rating: how often a text player's move is the expert's and the search's "
+                        "choice (from the records: needs --record or --resume)")
     add_llm_options(d)
     add_run_options(d)
     d.set_defaults(func=cmd_ladder)
@@ -505,13 +513,17 @@ def cmd_ladder(args, extra):
         if not isinstance(player, str):
             from cardgym.eval.ladder import SEED_BASE
 
-            recorder = run_folder(args, "ladder", game, [player], seed=SEED_BASE, deals=args.deals)
+            recorder = run_folder(args, "ladder", game, [player], seed=SEED_BASE, deals=args.deals, format=args.format)
             resumed_line(recorder)
         r = ladder(game, player, deals=args.deals, progress=not args.json and sys.stderr.isatty(),
-                   recorder=recorder, concurrency=args.concurrency)
+                   recorder=recorder, concurrency=args.concurrency, fmt=args.format)
         spent = cost_of(args, [player], r["games"])
         if spent is not None:
             r["cost"] = spent
+        if args.move_quality:
+            from cardgym.eval.quality import move_quality
+
+            r["move_quality"] = move_quality(recorder.paths)
     except (ValueError, TypeError) as exc:
         raise SystemExit(f"cardgym: {exc}") from None
     except ImportError as exc:
@@ -522,15 +534,21 @@ def cmd_ladder(args, extra):
         print(json.dumps(r, indent=2))
         return
     lo, hi = r["ci95"]
-    print(f"{game.title} ladder v{r['version']} ({r['scale']}), {r['deals']} deals, {r['games']} games")
+    print(f"{game.title} ladder v{r['version']}, format {r['format']} ({r['scale']}), {r['deals']} deals, {r['games']} games")
     rows = []
     for bot, m in r["matches"].items():
         rows.append([bot, f"{r['anchors'][bot]:+.0f}", m["games"], f"{m['a_win_rate']:.1%}",
                      f"{m['wins']}/{m['draws']}/{m['losses']}"])
-    print(_table(rows, ["bot", "anchor", "games", "score", "W/D/L"], right=(1, 2, 3, 4)))
+    print(_table(rows, ["anchor", "rating", "games", "score", "W/D/L"], right=(1, 2, 3, 4)))
     print(f"rating of {r['player']}: {r['rating']:+.0f}  (95% interval [{lo:+.0f}, {hi:+.0f}])")
     for line in _text_lines([player]) + ([cost_line(r["cost"])] if "cost" in r else []):
         print(line)
+    for bot, q in r.get("move_quality", {}).items():
+        if not q["decisions"]:
+            continue
+        lo, hi = q["ci95"]
+        print(f"moves the {bot} bot would play: {q['rate']:.1%} [{lo:.1%}, {hi:.1%}] of {q['decisions']:,} decisions "
+              f"with a choice")
 
 
 def cmd_mcp(args, extra):

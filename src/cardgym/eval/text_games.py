@@ -99,7 +99,7 @@ def play_one(env, row: list, seed: int, recorder=None):
 def play_games(game, rules, seeds, seat_players: list, recorder=None, progress=None, records: bool = False,
                concurrency: int = 1):
     """`cardgym.eval.batch.play` for games with text players (see `play_one`), ``concurrency`` games in
-    flight at once (threads, one env per thread). Each game plays with its own copy of every text player
+    flight at once (threads, one env per thread; a `Slots` shares them with other runs). Each game plays with its own copy of every text player
     (`game_copy`: the player's counts are added up after the game, its random fallback drawn from a
     generator of the player's seed and the game's deal and seat), so a run gives the same results at any
     ``concurrency``, and a resumed run the results of an uninterrupted one.
@@ -109,7 +109,8 @@ def play_games(game, rules, seeds, seat_players: list, recorder=None, progress=N
     makes the recorder of game ``k`` (or returns ``None``), closed with ``rec.done()`` when it has one."""
     from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 
-    check_concurrency(concurrency)
+    slots = concurrency if isinstance(concurrency, Slots) else None
+    workers = slots.n if slots is not None else check_concurrency(concurrency)
     g_total = len(seeds)
     n = rules.num_players
     rewards = np.zeros((g_total, n), np.float64)
@@ -123,6 +124,12 @@ def play_games(game, rules, seeds, seat_players: list, recorder=None, progress=N
     local = threading.local()
 
     def one(k):
+        if slots is None:
+            return game_k(k)
+        with slots.semaphore:
+            return game_k(k)
+
+    def game_k(k):
         env = getattr(local, "env", None)
         if env is None:
             env = local.env = raw_env(game, rules)
@@ -170,11 +177,11 @@ def play_games(game, rules, seeds, seat_players: list, recorder=None, progress=N
         if progress is not None:
             progress(1)
 
-    if concurrency == 1:
+    if workers == 1:
         for k in todo:
             keep(*one(k))
     else:
-        with ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="cardgym-game") as pool:
+        with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="cardgym-game") as pool:
             pending = {pool.submit(one, k) for k in todo}
             try:
                 while pending:
@@ -192,6 +199,15 @@ def play_games(game, rules, seeds, seat_players: list, recorder=None, progress=N
 
 #: most games in flight at once
 MAX_CONCURRENCY = 1024
+
+
+class Slots:
+    """At most ``n`` games in flight across several runs at once (the ladder's matches, played side by
+    side): give the same `Slots` as the ``concurrency`` of each."""
+
+    def __init__(self, n: int):
+        self.n = check_concurrency(n)
+        self.semaphore = threading.BoundedSemaphore(self.n)
 
 
 def check_concurrency(concurrency) -> int:
@@ -233,4 +249,4 @@ def text_players(seat_players: list) -> list:
     return out
 
 
-__all__ = ["FORFEIT", "MAX_CONCURRENCY", "add_counts", "check_concurrency", "game_copy", "play_games", "play_one", "player_label", "raw_env", "text_players"]
+__all__ = ["FORFEIT", "MAX_CONCURRENCY", "add_counts", "Slots", "check_concurrency", "game_copy", "play_games", "play_one", "player_label", "raw_env", "text_players"]
