@@ -3,14 +3,13 @@ and the prompt ablation's paired test (a byte-identical template shows no differ
 
 from __future__ import annotations
 
-import importlib
 import re
 
 import pytest
 
 import cardgym
 from cardgym.agents.text import DEFAULT_TEMPLATE, TextPlayer
-from cardgym.app.game_records import GameRecorder
+from cardgym.app.game_records import play_recorded
 from cardgym.eval.quality import ablation, move_quality, paired_difference
 
 JUNIOR = "skipbo_junior"
@@ -50,18 +49,7 @@ def test_paired_difference():
 
 
 def test_move_quality_of_the_expert_is_the_experts_and_of_random_is_not(tmp_path):
-    env = importlib.import_module(cardgym.GAMES[JUNIOR].module).raw_env()
-    paths = []
-    for seed in range(3):
-        rec = GameRecorder(env, ["expert", "random"])
-        rec.reset(seed=seed)
-        while env.agents:
-            agent = env.agent_selection
-            if env.terminations[agent] or env.truncations[agent]:
-                rec.step(None)
-                continue
-            rec.step(env.bot_action("expert" if agent == env.possible_agents[0] else "random"))
-        paths.append(rec.save(tmp_path / f"g{seed}.jsonl"))
+    paths = [play_recorded(JUNIOR, ["expert", "random"], seed).save(tmp_path / f"g{seed}.jsonl") for seed in range(3)]
     expert = move_quality(paths, bots=("expert",), players={"expert"})["expert"]
     rnd = move_quality(paths, bots=("expert",), players={"random"})["expert"]
     assert expert["decisions"] > 10 and expert["rate"] == 1.0
