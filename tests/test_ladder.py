@@ -98,6 +98,7 @@ def test_a_fresh_measurement_of_neighbours_agrees_with_the_stored_one():
         assert 0.1 <= r["a_win_rate"] <= 0.9 and abs(r["a_win_rate"] - stored[(a, b)]) < 0.08, (a, b, r)
 
 
+@pytest.mark.slow
 def test_eps_bots_are_named_checked_and_replay():
     from cardgym.eval.eps_bots import EpsBot, eps_bot, is_eps_name
 
@@ -167,6 +168,7 @@ class ExpertMoves:
         return "expert-moves"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("game", ["skipbo_junior", "skyjo"])
 def test_expert_moves_rate_at_the_expert_anchor_and_random_at_its_own(game):
     spec = cardgym.get_game(game)
