@@ -130,9 +130,14 @@ def test_a_run_folder_is_resumed_only_by_the_same_run(tmp_path, players_file):
     # everything finished: the resumed run plays nothing and prints the same table; a faster run may resume
     again, err = _cli(resume + ["--concurrency", "3"])
     assert again == out and "resumed: 6 games" in err
-    with pytest.raises(SystemExit, match="2"):  # parser errors exit 2
-        with contextlib.redirect_stderr(io.StringIO()):
-            _cli(["ladder", JUNIOR, "--player", "greedy", "--concurrency", "2"])
+    for argv, said in ((["--player", "greedy", "--concurrency", "2"], "argument --concurrency: applies to runs with a text"),
+                       (["--player", f"text:{players_file}:picky", "--move-quality"], "argument --move-quality: reads"),
+                       (["--player", f"text:{players_file}:picky", "--record", str(rec), "--resume", str(rec)],
+                        "give --resume DIR in place of --record DIR")):
+        err = io.StringIO()
+        with pytest.raises(SystemExit) as exc, contextlib.redirect_stderr(err):
+            cli.main(["ladder", JUNIOR, *argv])
+        assert exc.value.code == 2 and said in err.getvalue()
 
 
 def test_price_flags_print_the_cost_of_a_run_with_token_counts(tmp_path):

@@ -452,7 +452,7 @@ def build_parser(argv=()) -> argparse.ArgumentParser:
     d = command("ladder", check=check_ladder, help="rate a player on the anchored ladder (a fixed scale)",
                 description=(
         "Play a fixed, versioned schedule of duplicate deals against the format's anchors (two players: random,\n"
-        f"e-random versions of greedy, and the bots {', '.join(LADDER_BOTS[1:])}) and rate the player on the Elo scale\n"
+        f"epsilon-random versions of greedy, and the bots {', '.join(LADDER_BOTS[1:])}) and rate the player on the Elo scale\n"
         "with random at 0, the anchors' ratings fixed (docs/llm_agents.md, 'The ladder')."))
     d.add_argument("game", choices=games)
     d.add_argument("--player", required=True, type=text("a player"), metavar="SPEC",
