@@ -33,6 +33,7 @@ LLM_REFUSE = {"--llm-base-url": ["", "x", "ftp://host/v1", "http://"], "--llm-mo
               "--llm-key-env": ["", "1KEY", "A-B"], "--llm-temperature": ["-1", "nan", "2.5"],
               "--llm-max-tokens": ["0", "-1", "x"], "--llm-timeout": ["0", "-1", "nan", "inf"],
               "--llm-retries": ["-1", "21", "x"], "--llm-fallback": ["", "retry"], "--llm-moves": ["", "all"],
+              "--llm-history": ["", "all"],
               "--llm-template": ["", "no/such/template.txt"], "--llm-seed": ["-1", "x"]}
 #: values the run flags of ``cardgym eval`` and ``cardgym ladder`` must refuse (the players parsed are bots:
 #: --concurrency and --resume apply to text players only)
@@ -48,7 +49,9 @@ REFUSE = {
              "--record": ["", " "], "--record-games": ["0", "-1", "x"], **LLM_REFUSE, **RUN_REFUSE},
     "ladder": {"--player": ["", "nobody", "text:no/such/file.py:f"], "--deals": ["0", "-1", "100001", "x"],
                "--record": ["", " "], "--format": ["", "fast"], **LLM_REFUSE, **RUN_REFUSE},
-    "mcp": {"--max-games": ["0", "-1", "100000"], "--expire": ["0", "-1", "nan", "inf"]},
+    "mcp": {"--max-games": ["0", "-1", "100000"], "--expire": ["0", "-1", "nan", "inf"],
+            "--keep-finished": ["-1", "x", "100001"], "--port": ["-1", "65536", "x"], "--host": ["", " "],
+            "--allow-host": ["", " "], "--max-clients": ["0", "-1", "x", "10001"]},
     "rules": {"--width": ["0", "-1", "x", "100000"]},
     "warmup": {"--jobs": ["0", "-1", "x", "1.5", "100000"]},
     "replay": {"--seat": ["-1", "x"], "--gif": ["", " ", "/proc/cardgym.gif"], "--fps": ["0", "-1", "nan", "inf", "61"]},

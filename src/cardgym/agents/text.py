@@ -3,7 +3,8 @@
 A [`TextPlayer`][cardgym.agents.text.TextPlayer] turns a seat's view (``env.unwrapped.view(seat)``, the
 seat's table as JSON with each legal move in words) into a prompt, asks its ``ask`` callable, parses the
 answer into a move and keeps per-decision telemetry. The prompt is built from the seat's view only, the
-game's rules summary and the public moves since the seat's last turn, so it cannot leak a hidden card
+game's rules summary and the public moves since the seat's last turn (or the whole public history,
+``history="full"``), so it cannot leak a hidden card
 (the tests re-deal every card hidden from the seat and compare the prompts byte for byte).
 
 Answers are parsed robustly: a move's id (``12``), its words as listed (``play 3 from your stock on
@@ -45,10 +46,11 @@ DEFAULT_TEMPLATE = """You are playing the card game {title} as {seat_name}. You 
 # Rules (summary)
 {rules}
 
-# Moves since your last turn
+# {moves_heading}
 {moves}
 
-# The table as you see it (JSON; cards you cannot see are shown as backs "##")
+# The table as you see it
+{table_guide}
 {table}
 
 # {legal_heading}
@@ -59,7 +61,21 @@ DEFAULT_TEMPLATE = """You are playing the card game {title} as {seat_name}. You 
 
 #: the fields a prompt template may use (``str.format`` names); every other name is refused
 TEMPLATE_FIELDS = ("game", "title", "seat", "seat_name", "rules", "moves", "table", "legal_heading", "legal",
-                   "answer_format", "turn")
+                   "answer_format", "turn", "moves_heading", "table_guide")
+
+#: how to read `table_json` (the ``{table_guide}`` field): which end of a pile is its top, what a count is
+TABLE_GUIDE = ('JSON. Each pile lists the cards you can see from the bottom up: the last card listed is its top '
+               'card. "count" is how many cards the pile holds: a face-down pile shows only its top as a back '
+               '"##", a pile that shows its top card only lists that card. Cards you cannot see are backs "##". '
+               'A row of a grid ("row 0", "row 1", ...) lists its cards from left to right, column 0 first; "--" '
+               'is an empty place in it.')
+
+#: ``history`` of a `TextPlayer`: the moves since the seat's last turn, or the whole public history
+HISTORIES = ("recent", "full")
+#: characters of the public history a ``history="full"`` prompt holds at most (the newest moves are kept)
+MAX_HISTORY_CHARS = 8000
+#: options a prompt does not name (how an environment pays rewards is not a rule of play)
+_UNTOLD_OPTIONS = ("num_players", "reward")
 
 ANSWER_FORMAT_LISTED = ("Answer with the id of one legal move (for example: 12), its words exactly as listed, "
                         "or a JSON object such as {\"action\": 12}. If you explain, put the move alone on the last "
@@ -124,6 +140,35 @@ def rules_summary(page: str) -> str:
     return body or "(no rules summary)"
 
 
+def options_text(rules) -> str:
+    """The players and the options of ``rules`` that differ from their defaults, in words
+    (``"This game: 2 players; options that differ from the rules above: stock size 10; teams on."``)."""
+    import dataclasses
+
+    parts = []
+    if dataclasses.is_dataclass(rules):
+        try:  # the defaults as the rules resolve them for this many players (Skip-Bo's stock: 30 or 20)
+            plain = dataclasses.asdict(type(rules)(num_players=rules.num_players))
+        except (TypeError, ValueError, AttributeError):
+            plain = {f.name: f.default for f in dataclasses.fields(rules)}
+        for f in dataclasses.fields(rules):
+            value = getattr(rules, f.name)
+            if f.name in _UNTOLD_OPTIONS or plain.get(f.name, dataclasses.MISSING) in (dataclasses.MISSING, value):
+                continue
+            if isinstance(value, bool):
+                word = "on" if value else "off"
+            elif value is None:
+                word = "none"
+            else:
+                word = str(value).replace("_", " ")
+            parts.append(f"{f.name.replace('_', ' ')} {word}")
+    n = getattr(rules, "num_players", None)
+    head = f"This game: {n} players" if n is not None else "This game"
+    if not parts:
+        return head + ", the rules above without variants."
+    return head + "; options that differ from the rules above: " + "; ".join(parts) + "."
+
+
 def game_rules_text(game) -> str:
     """The rules summary of ``game`` (a `GameSpec`): from its page shipped in the package
     (``cardgym/pages/NAME.md``), else its package's docstring."""
@@ -150,16 +195,25 @@ def table_json(view: dict, with_legal: bool) -> str:
         if reg.get("lines"):
             out["lines"] = list(reg["lines"])
         piles = []
-        for row in reg["rows"]:
+        for r, row in enumerate(reg["rows"]):
+            unnamed = [p for p in row if not p["label"]]
             for p in row:
-                pile = {"pile": p["label"], "count": p["count"], "cards": [c["text"] for c in p["cards"]]}
+                if p["label"]:
+                    # a named pile lists its cards; the empty slots of its picture are not cards
+                    name, cards = p["label"], [c["text"] for c in p["cards"] if c["kind"] != "empty"]
+                else:
+                    # a row of a grid keeps its empty places ("--"): a card's column is its place
+                    k = unnamed.index(p)
+                    name = f"row {r}" if len(unnamed) == 1 else f"row {r}, part {k}"
+                    cards = [c["text"] for c in p["cards"]]
+                pile = {"pile": name, "count": p["count"], "cards": cards}
                 if p.get("note"):
                     pile["note"] = p["note"]
                 piles.append(pile)
         out["piles"] = piles
         return out
 
-    data = {"status": view["status"], "turn": view.get("turn"), "lines": list(view["lines"]),
+    data = {"title": view.get("title"), "status": view["status"], "turn": view.get("turn"), "lines": list(view["lines"]),
             "table": region(view["table"]), "players": [region(p) for p in view["players"]]}
     if view.get("result") is not None:
         data["result"] = view["result"]
@@ -249,6 +303,67 @@ def parse_answer(answer: str, legal: list, num_actions: int) -> Parsed:
                         "with \"action\")")
 
 
+class History(list):
+    """The whole public history of a game as a driver gives it to a text player: every move in words,
+    oldest first (``"player_1: play the 3 from their stock on build pile 0"``), and ``since``, the index of
+    the first move made since the seat's last turn (``history[since:]`` is what ``history="recent"``
+    shows)."""
+
+    def __init__(self, moves=(), since: int = 0):
+        super().__init__(moves)
+        if not 0 <= int(since) <= len(self):
+            raise ValueError(f"since must be 0..{len(self)} (the number of moves), got {since!r}")
+        self.since = int(since)
+
+
+def moves_for(player, history: list, since: int) -> list:
+    """What a driver gives ``player`` (a text player) as its moves: the moves since its last turn
+    (``history[since:]``), or the whole `History` for a player with ``history="full"``."""
+    if getattr(player, "history", "recent") == "full":
+        return History(history, since)
+    return list(history[since:])
+
+
+def _turns(moves: list) -> list:
+    """``moves`` (``"player_k: words"``) grouped into turns, one line per turn: consecutive moves of one
+    player joined by ``"; "`` after a single ``player_k:``."""
+    out, who = [], None
+    for m in moves:
+        head, sep, words = str(m).partition(": ")
+        if sep and head == who:
+            out[-1] += "; " + words
+        else:
+            out.append(str(m))
+            who = head if sep else None
+    return out
+
+
+def history_text(moves: list, max_chars: int = MAX_HISTORY_CHARS) -> str:
+    """The whole public history in at most about ``max_chars`` characters: the turns before the seat's
+    last turn one line each (its moves joined by ``;``), then the moves since its last turn one per line;
+    when the history is longer, the oldest turns are left out and a first line says how many (the newest
+    moves are always kept in full). ``moves`` is a `History` (a plain list counts as all recent)."""
+    since = getattr(moves, "since", 0)
+    older, recent = _turns(moves[:since]), [f"- {m}" for m in moves[since:]]
+    tail = ["Since your last turn:"] + (recent or ["(none)"])
+    budget = max_chars - sum(len(x) + 1 for x in tail)
+    kept: list = []
+    for line in reversed(older):
+        if budget - len(line) - 3 < 0:
+            break
+        budget -= len(line) + 3
+        kept.append(f"- {line}")
+    kept.reverse()
+    head = []
+    if len(kept) < len(older):
+        left = older[:len(older) - len(kept)]
+        count = sum(1 + x.count("; ") for x in left)
+        head = [f"(the first {len(left)} turns of the game, {count} moves, are left out to keep the prompt short)"]
+    if not older:
+        return "\n".join(["(no earlier turns)"] + tail)
+    return "\n".join(head + ["Earlier turns (one line a turn, oldest first):"] + kept + tail)
+
+
 class TextPlayer:
     """A player that reads the table as text and answers in text (a language model, a person's script).
 
@@ -263,27 +378,35 @@ class TextPlayer:
             ``ask``: ``"forfeit"``, ``"random"`` or ``"first"``.
         seed: seed of the generator of the ``"random"`` fallback.
         name: the player's name in tables and records.
-        rules_text: the rules summary (default: from the game's page).
+        rules_text: the rules summary (default: from the game's page, followed by the players and the
+            options that differ from the defaults, `options_text`).
         info: extra JSON-able facts about the player written in records (model, server...).
+        history: ``"recent"`` (the moves since the seat's last turn) or ``"full"`` (the whole public
+            history, compacted to at most `MAX_HISTORY_CHARS` characters, the newest moves kept).
     """
 
     text_player = True
 
     def __init__(self, game, rules, ask, template: str = DEFAULT_TEMPLATE, list_moves: bool = True,
                  fallback: str = "random", seed: int = 0, name: str = "text", rules_text: str | None = None,
-                 info: dict | None = None):
+                 info: dict | None = None, history: str = "recent"):
         if not (callable(ask) or callable(getattr(ask, "chat", None))):
             raise TypeError(f"ask must be a callable prompt -> answer or have chat(messages), got {ask!r}")
         if fallback not in FALLBACKS:
             raise ValueError(f"fallback must be one of {', '.join(FALLBACKS)}, got {fallback!r}")
         if not isinstance(list_moves, bool):
             raise ValueError(f"list_moves must be True or False, got {list_moves!r}")
+        if history not in HISTORIES:
+            raise ValueError(f"history must be one of {', '.join(HISTORIES)}, got {history!r}")
+        self.history = history
         self.game, self.rules, self.ask = game, rules, ask
         self.template = check_template(template)
         self.list_moves, self.fallback, self.name = list_moves, fallback, str(name)
         self.seed = int(seed)
         self._rng = np.random.default_rng(self.seed)
-        self.rules_text = game_rules_text(game) if rules_text is None else str(rules_text)
+        if rules_text is None:
+            rules_text = game_rules_text(game) + "\n\n" + options_text(rules)
+        self.rules_text = str(rules_text)
         self.info = dict(info or {})
         self.reset_stats()
 
@@ -322,10 +445,18 @@ class TextPlayer:
     # ---------------------------------------------------------------------------------------- prompts
     def prompt(self, view: dict, moves: list | None = None) -> str:
         """The prompt for ``view`` (a seat's view, `cardgym.render.view.view`) and the public ``moves``
-        since the seat's last turn (``None``: the driver keeps no move log)."""
+        since the seat's last turn, or the game's whole `History` (``None``: the driver keeps no move
+        log). With ``history="full"`` a `History` is shown whole (`history_text`); else only its moves
+        since the seat's last turn."""
         seat = view["viewer"]
+        if isinstance(moves, History) and self.history == "recent":
+            moves = moves[moves.since:]
+        full = self.history == "full"
+        moves_heading = "The game so far (public moves)" if full else "Moves since your last turn"
         if moves is None:
             moves_text = "(not available: this game is played without a move log)"
+        elif full:
+            moves_text = history_text(moves)
         elif not moves:
             moves_text = "(none)"
         else:
@@ -343,6 +474,7 @@ class TextPlayer:
             "game": view["game"], "title": self.game.title, "seat": seat, "seat_name": f"player_{seat}",
             "rules": self.rules_text, "moves": moves_text, "table": table_json(view, False),
             "legal_heading": heading, "legal": legal, "answer_format": answer, "turn": view.get("turn"),
+            "moves_heading": moves_heading, "table_guide": TABLE_GUIDE,
         }
         return self.template.format(**fields)
 
@@ -463,7 +595,7 @@ class TextPlayer:
     def record_entry(self) -> dict:
         """The player as a game record's header names it (kind ``python``, with the text player's setup)."""
         return {"kind": "python", "name": self.name,
-                "text": {"fallback": self.fallback, "list_moves": self.list_moves,
+                "text": {"fallback": self.fallback, "list_moves": self.list_moves, "history": self.history,
                          "template_sha256": hashlib.sha256(self.template.encode()).hexdigest(), **self.info}}
 
 
@@ -472,6 +604,6 @@ def is_text_player(player) -> bool:
     return getattr(player, "text_player", False) is True and callable(getattr(player, "decide", None))
 
 
-__all__ = ["AskError", "DEFAULT_TEMPLATE", "FALLBACKS", "Parsed", "Reply", "TEMPLATE_FIELDS", "TextPlayer",
-           "check_template", "game_rules_text", "is_text_player", "parse_answer", "rules_summary", "table_json",
-           "theirs"]
+__all__ = ["AskError", "DEFAULT_TEMPLATE", "FALLBACKS", "HISTORIES", "History", "MAX_HISTORY_CHARS", "Parsed", "Reply",
+           "TABLE_GUIDE", "TEMPLATE_FIELDS", "TextPlayer", "check_template", "game_rules_text", "history_text",
+           "is_text_player", "moves_for", "options_text", "parse_answer", "rules_summary", "table_json", "theirs"]

@@ -421,7 +421,7 @@ def env_name(value: str) -> str:
 #: the flags of the text players (``llm`` and ``text:...``) and their defaults
 LLM_DEFAULTS = {"llm_base_url": None, "llm_model": None, "llm_key_env": "OPENAI_API_KEY", "llm_temperature": 0.0,
                 "llm_max_tokens": 512, "llm_timeout": 60.0, "llm_retries": 2, "llm_fallback": "random",
-                "llm_moves": "list", "llm_template": None, "llm_seed": 0}
+                "llm_moves": "list", "llm_template": None, "llm_seed": 0, "llm_history": "recent"}
 
 
 def add_llm_options(parser):
@@ -445,6 +445,9 @@ def add_llm_options(parser):
                    help="what a decision falls back to after an unusable answer and its rethink")
     g.add_argument("--llm-moves", choices=["list", "hide"], default="list",
                    help="list the legal moves in the prompt, or leave them out")
+    g.add_argument("--llm-history", choices=["recent", "full"], default="recent",
+                   help="the moves in the prompt: those since the player's last turn, or the whole public "
+                        "history (compacted: the newest moves kept)")
     g.add_argument("--llm-template", type=existing_path, default=None, metavar="FILE",
                    help="a prompt template file (str.format fields; docs/llm_agents.md)")
     g.add_argument("--llm-seed", type=seed, default=0, help="seed of the random fallback")

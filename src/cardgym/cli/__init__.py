@@ -27,7 +27,7 @@ USAGE = """commands:
   cardgym serve [--port P] [--host H] [--model PATH] [--record FILE]
   cardgym ladder GAME --player SPEC [--format full|quick] [--deals N] [--json] [--record DIR | --resume DIR]
                  [--concurrency N] [--price-in USD --price-out USD] [--llm-... OPTIONS]
-  cardgym mcp [--max-games N] [--expire S]
+  cardgym mcp [--http [--port P] [--host H]] [--max-games N] [--expire S]
   cardgym new-game NAME [--dir DIR]
   cardgym warmup [GAME ...] [--jobs N] [--no-progress]
 
@@ -163,7 +163,8 @@ def make_text_player(args, game, spec: str, rules):
         ask = load_python_player(game, spec[5:], rules)
         info = {"function": spec[5:]}
     return TextPlayer(game, rules, ask, template=template, list_moves=args.llm_moves == "list",
-                      fallback=args.llm_fallback, seed=args.llm_seed, name=spec, info=info)
+                      fallback=args.llm_fallback, seed=args.llm_seed, name=spec, info=info,
+                      history=getattr(args, "llm_history", "recent"))
 
 
 def _players(args, game, names, num_players, options) -> list:
@@ -194,6 +195,16 @@ def _text_lines(players) -> list:
 def check_rules_cmd(args, extra):
     if extra:
         args.parser.error(f"unexpected argument {extra[0]!r}")
+
+
+def check_mcp(args, extra):
+    """``cardgym mcp``: the address flags only with --http."""
+    check_rules_cmd(args, extra)
+    given = [f for f, on in (("--port", args.port != 8765), ("--host", args.host != "127.0.0.1"),
+                             ("--public", args.public), ("--allow-host", args.allow_host),
+                             ("--max-clients", args.max_clients != 64)) if on]
+    if given and not args.http:
+        args.parser.error(f"{', '.join(given)} go with --http (stdio has no address)")
 
 
 def check_warmup(args, extra):
@@ -472,15 +483,28 @@ def build_parser(argv=()) -> argparse.ArgumentParser:
     add_run_options(d)
     d.set_defaults(func=cmd_ladder)
 
-    m = command("mcp", help="a Model Context Protocol server over stdio: agents play through tools",
+    m = command("mcp", help="a Model Context Protocol server (stdio, or streamable HTTP): agents play through tools",
                 description=(
-        "Serve the games to an MCP client over stdin/stdout (tools list_games, new_game, view, legal_actions,\n"
-        "play, result, replay_record); the other seats are played by bots on the server. Needs\n"
-        "pip install 'cardgym[llm]'."))
-    m.add_argument("--max-games", type=integer(1, 10_000), default=16, help="live games held at once")
+        "Serve the games to MCP clients over stdin/stdout, or with --http over streamable HTTP at\n"
+        "http://HOST:PORT/mcp (tools list_games, rules, new_game, view, legal_actions, play, wait_turn, result,\n"
+        "replay_record); the other seats are played by bots on the server. Needs pip install 'cardgym[llm]'."))
+    m.add_argument("--max-games", type=integer(1, 10_000), default=16,
+                   help="games in progress held at once (finished games do not count)")
+    m.add_argument("--keep-finished", type=integer(0, 100_000), default=256,
+                   help="finished games kept readable (view, result, replay_record)")
     m.add_argument("--expire", type=real(0, 7 * 86400, lo_open=True), default=1800.0,
                    help="seconds after which an untouched game is dropped")
-    m.set_defaults(func=cmd_mcp, check=check_rules_cmd)
+    m.add_argument("--http", action="store_true", help="serve streamable HTTP at /mcp in place of stdio")
+    m.add_argument("--port", type=integer(0, 65535), default=8765, help="with --http: the port (0: a free one)")
+    m.add_argument("--host", type=text("an address"), default="127.0.0.1",
+                   help="with --http: the address to bind (beyond loopback needs --public)")
+    m.add_argument("--public", action="store_true",
+                   help="with --http: allow a --host beyond this machine (no accounts, no encryption)")
+    m.add_argument("--allow-host", type=text("a host name"), action="append", metavar="NAME",
+                   help="with --http: also answer requests whose Host is NAME (repeatable; loopback names always)")
+    m.add_argument("--max-clients", type=integer(1, 10_000), default=64,
+                   help="with --http: MCP clients connected at once (an idle one is dropped after 30 minutes)")
+    m.set_defaults(func=cmd_mcp, check=check_mcp)
 
     n = command("new-game", help="write the package of a new game (docs/api.md, 'Adding a game')", description=(
         "Write an installable package for a new game: pyproject.toml with the cardgym.games entry point,\n"
@@ -552,10 +576,21 @@ def cmd_ladder(args, extra):
 
 
 def cmd_mcp(args, extra):
-    from cardgym.cli.mcp_server import serve_stdio
+    from cardgym.cli import mcp_server
 
+    bounds = {"max_games": args.max_games, "expire": args.expire, "keep_finished": args.keep_finished}
     try:
-        serve_stdio(max_games=args.max_games, expire=args.expire)
+        if not args.http:
+            mcp_server.serve_stdio(**bounds)
+            return
+        from cardgym.app.listen import allowed_hosts
+
+        allowed = allowed_hosts(args.host, args.public, args.allow_host, "cardgym mcp", "the MCP server")
+
+        def ready(port):
+            print(f"cardgym mcp: http://{args.host}:{port}/mcp  (Ctrl-C stops it)", file=sys.stderr, flush=True)
+
+        mcp_server.serve_http(args.host, args.port, allowed, max_sessions=args.max_clients, ready=ready, **bounds)
     except ImportError as exc:
         raise SystemExit(f"cardgym mcp: {exc}") from None
 

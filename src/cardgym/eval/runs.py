@@ -55,7 +55,7 @@ def player_manifest(player) -> dict:
     url = info.get("base_url")
     return {"name": str(player), "model": info.get("model"), "server_host": urlsplit(url).netloc if url else None,
             "function": info.get("function"), "template_sha256": entry.get("template_sha256"),
-            "fallback": entry.get("fallback"), "list_moves": entry.get("list_moves"),
+            "fallback": entry.get("fallback"), "list_moves": entry.get("list_moves"), "history": entry.get("history"),
             "temperature": info.get("temperature"), "max_tokens": info.get("max_tokens"),
             "seed": getattr(player, "seed", None)}
 

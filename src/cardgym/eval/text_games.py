@@ -17,7 +17,7 @@ import threading
 import numpy as np
 
 from ..agents.runner import as_batched
-from ..agents.text import is_text_player, theirs
+from ..agents.text import is_text_player, moves_for, theirs
 
 #: ``status`` of a game a text player forfeited (besides 1 terminated and 2 truncated)
 FORFEIT = 3
@@ -66,7 +66,7 @@ def play_one(env, row: list, seed: int, recorder=None):
         if isinstance(p, str):
             a = env.bot_action(p)
         elif is_text_player(p):
-            a, tel = p.decide(env.view(seat), history[since[seat]:])
+            a, tel = p.decide(env.view(seat), moves_for(p, history, since[seat]))
             if a is None:
                 forfeit = seat
                 if recorder is not None:
@@ -100,10 +100,11 @@ def play_one(env, row: list, seed: int, recorder=None):
 def play_games(game, rules, seeds, seat_players: list, recorder=None, progress=None, records: bool = False,
                concurrency: int = 1):
     """`cardgym.eval.batch.play` for games with text players (see `play_one`), ``concurrency`` games in
-    flight at once (threads, one env per thread; a `Slots` shares them with other runs). Each game plays with its own copy of every text player
-    (`game_copy`: the player's counts are added up after the game, its random fallback drawn from a
-    generator of the player's seed and the game's deal and seat), so a run gives the same results at any
-    ``concurrency``, and a resumed run the results of an uninterrupted one.
+    flight at once (threads, each game on an env no other game is using; a `Slots` shares the games in
+    flight with other runs). Each game plays with its own copy of every text player (`game_copy`: the
+    player's counts are added up after the game, its random fallback drawn from a generator of the
+    player's seed and the game's deal and seat), so a run gives the same results at any ``concurrency``,
+    and a resumed run the results of an uninterrupted one.
 
     ``recorder``: a `cardgym.app.game_records.RecordFolder` (or a `cardgym.eval.runs.RunFolder`, whose
     journal also skips the games an interrupted run finished), or any ``recorder(env, row, k)`` that
@@ -275,4 +276,5 @@ def text_players(seat_players: list) -> list:
     return out
 
 
-__all__ = ["FORFEIT", "MAX_CONCURRENCY", "add_counts", "Slots", "check_concurrency", "game_copy", "play_games", "play_one", "player_label", "raw_env", "text_players"]
+__all__ = ["FORFEIT", "MAX_CONCURRENCY", "add_counts", "Slots", "check_concurrency", "game_copy",
+           "give_env", "play_games", "play_one", "player_label", "raw_env", "take_env", "text_players"]

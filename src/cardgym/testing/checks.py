@@ -9,6 +9,7 @@ import importlib
 import io
 import json
 import math
+import re
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -225,6 +226,11 @@ def check_spec(ctx: Context) -> None:
     text = page(game.name)
     assert "version history" in text.lower(), f"the page of {game.name} has no 'Version history' section"
     assert f"v{game.version}" in text, f"the page's version history does not name v{game.version}"
+    if not re.search(r"^## The rules in plain words\s*$", text, flags=re.M):
+        msg = (f"the page of {game.name} has no '## The rules in plain words' section (the rules, in words a "
+               "player reads, that a text player's prompt holds; docs/api.md, 'Adding a game')")
+        assert game.contract < 2, msg
+        warnings.warn(msg + f"; a warning only: the game states contract {game.contract}", stacklevel=2)
 
 
 @register("pettingzoo_api")

@@ -322,8 +322,10 @@ class LiveTable:
     def text_move(self, seat: int, player) -> tuple:
         """A text player's move and telemetry: its seat's view and the public moves since its last move.
         A forfeit cannot end a live table: it is played as the first legal move (and counted)."""
+        from cardgym.agents.text import moves_for
+
         last = max((e["n"] for e in self.log if e["seat"] == seat), default=-1)
-        moves = [f"player_{e['seat']}: {e['text']}" for e in self.log[last + 1:]]
+        moves = moves_for(player, [f"player_{e['seat']}: {e['text']}" for e in self.log], last + 1)
         a, tel = player.decide(self.env.view(seat), moves)
         if a is None:
             a = self.env.legal_actions()[0]
