@@ -133,8 +133,9 @@ def test_docs_ladder_figures_are_the_anchor_files():
     from cardgym.eval import ladder_docs
 
     docs = Path(__file__).resolve().parents[1] / "docs"
-    assert ladder_docs.block((docs / "llm_agents.md").read_text(), "anchors") == ladder_docs.anchors_block()
-    assert ladder_docs.block((docs / "bots.md").read_text(), "pairs") == ladder_docs.pairs_block()
+    data = lad.anchor_file()
+    assert ladder_docs.block((docs / "llm_agents.md").read_text(), "anchors") == ladder_docs.anchors_block(data)
+    assert ladder_docs.block((docs / "bots.md").read_text(), "pairs") == ladder_docs.pairs_block(data)
     assert ladder_docs.block((docs / "llm_real_models.md").read_text(), "costs").count("\n") == 7
     with pytest.raises(ValueError, match="no <!-- ladder:anchors -->"):
         ladder_docs.replace_block("no block here", "anchors", "x")

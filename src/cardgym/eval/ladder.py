@@ -325,7 +325,7 @@ def main(argv=None):
         from . import ladder_docs
 
         costs = {fmt: measure_costs(fmt) for fmt in FORMATS}
-        for path in ladder_docs.write_docs(costs):
+        for path in ladder_docs.write_docs(anchor_file(), costs, DEFAULT_DEALS):
             print(f"wrote {path}")
 
 

@@ -1,13 +1,14 @@
-"""The ladder's figures in the docs, made from the package's anchor file (and a measured cost per format):
-``python -m cardgym.eval.ladder --write-docs`` rewrites the blocks between ``<!-- ladder:NAME -->`` and
-``<!-- /ladder:NAME -->`` of the pages of `PAGES`; a test keeps the anchor blocks equal to the file."""
+"""The ladder's figures in the docs, made from the package's anchor file (`cardgym.eval.ladder.anchor_file`)
+and a measured cost per format (`cardgym.eval.ladder.measure_costs`): ``python -m cardgym.eval.ladder
+--write-docs`` rewrites the blocks between ``<!-- ladder:NAME -->`` and ``<!-- /ladder:NAME -->`` of the
+pages of `PAGES`; a test keeps the anchor blocks equal to the file. (It takes them as arguments: the
+ladder imports this module, not the other way round.)"""
 
 from __future__ import annotations
 
 import re
 from pathlib import Path
 
-from .ladder import DEFAULT_DEALS, FORMATS, anchor_file
 
 #: the block names each page holds
 PAGES = {"llm_agents.md": ("anchors",), "bots.md": ("pairs",), "llm_real_models.md": ("costs",)}
@@ -22,12 +23,11 @@ def _rules(opts: dict) -> str:
     return ", ".join(f"`{k}={v!r}`" for k, v in opts.items()) or "default"
 
 
-def anchors_block() -> str:
-    """One table per format: each game's anchors (weakest first, Elo, random = 0) and the range of the
-    neighbouring pairs' scores."""
-    data = anchor_file()
+def anchors_block(data: dict) -> str:
+    """One table per format of the anchor file ``data``: each game's anchors (weakest first, Elo, random
+    = 0) and the range of the neighbouring pairs' scores."""
     out = []
-    for fmt in FORMATS:
+    for fmt in data["formats"]:
         out += [f"**Format `{fmt}`**", "", "| game | rules | anchors, weakest first (Elo) | neighbours score |",
                 "|---|---|---|---|"]
         for game, v in data["formats"][fmt].items():
@@ -43,11 +43,10 @@ def anchors_block() -> str:
     return "\n".join(out)
 
 
-def pairs_block() -> str:
-    """Every measured pair of anchors: the stronger's score against the weaker."""
-    data = anchor_file()
+def pairs_block(data: dict) -> str:
+    """Every measured pair of anchors of the anchor file ``data``: the stronger's score against the weaker."""
     out = []
-    for fmt in FORMATS:
+    for fmt in data["formats"]:
         for game, v in data["formats"][fmt].items():
             out += [f"**{TITLES.get(game, game)}, format `{fmt}`** ({_rules(v['rules'])}):", "",
                     "| weaker | stronger | stronger's score | games |", "|---|---|---:|---:|"]
@@ -57,13 +56,13 @@ def pairs_block() -> str:
     return "\n".join(out)
 
 
-def costs_block(costs: dict) -> str:
-    """What a default run (`DEFAULT_DEALS` deals) of each format asks of a model: ``costs`` is
+def costs_block(costs: dict, deals: int) -> str:
+    """What a default run (``deals`` deals) of each format asks of a model: ``costs`` is
     ``{format: cardgym.eval.ladder.measure_costs(format)}``."""
-    out = [f"| format | game | games a run (`--deals {DEFAULT_DEALS}`) | calls a game | calls a run | prompt tokens a call | "
+    out = [f"| format | game | games a run (`--deals {deals}`) | calls a game | calls a run | prompt tokens a call | "
            f"prompt tokens a run | a run at {CALL_SECONDS:g} s a call | at `--concurrency {CONCURRENCY}` |",
            "|---|---|---:|---:|---:|---:|---:|---:|---:|"]
-    for fmt in FORMATS:
+    for fmt in costs:
         for game, c in costs[fmt].items():
             calls = c["decisions"] * c["games_per_run"]
             tokens = c["prompt_chars"] / 4
@@ -101,9 +100,10 @@ def block(text: str, name: str) -> str:
     return m.group(1) or ""
 
 
-def write_docs(costs: dict) -> list:
-    """Rewrite every block of `PAGES`; returns the paths written."""
-    bodies = {"anchors": anchors_block(), "pairs": pairs_block(), "costs": costs_block(costs)}
+def write_docs(data: dict, costs: dict, deals: int) -> list:
+    """Rewrite every block of `PAGES` from the anchor file ``data`` and the ``costs`` of a run of ``deals``
+    deals; returns the paths written."""
+    bodies = {"anchors": anchors_block(data), "pairs": pairs_block(data), "costs": costs_block(costs, deals)}
     written = []
     for page, names in PAGES.items():
         path = docs_dir() / page
