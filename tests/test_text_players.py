@@ -709,6 +709,19 @@ def test_a_run_where_every_request_fails_stops_without_a_rating(quick_backoff):
     assert len(fake.log) == 2 * HEALTH_MIN_DECISIONS  # it stopped at once, not after the whole match
 
 
+def test_a_ladder_where_every_request_fails_stops_without_a_rating(quick_backoff, tmp_path):
+    pytest.importorskip("uvicorn")
+    out, err = io.StringIO(), io.StringIO()
+    with FakeServer([], then="500") as fake:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err), pytest.raises(SystemExit) as exc:
+            cli.main(["ladder", JUNIOR, "--player", "llm", "--deals", "1", "--llm-base-url", fake.url, "--llm-model", "fake",
+                      "--llm-key-env", "CARDGYM_TEST_NO_KEY", "--llm-retries", "1", "--llm-fallback", "first",
+                      "--record", str(tmp_path / "run")])
+    assert "rating" not in out.getvalue() and "W/D/L" not in out.getvalue()
+    msg = str(exc.value.code)
+    assert exc.value.code not in (0, None) and "ended in server failures" in msg and "HTTP 500" in msg
+
+
 def test_the_server_failure_share_is_checked_at_the_end_too():
     p = _player(lambda prompt: str(_legal_from_prompt(prompt)[0][0]), max_server_failures=0.0)
     env = importlib.import_module(cardgym.GAMES[JUNIOR].module).raw_env()
