@@ -954,3 +954,25 @@ def test_eval_json_gives_the_outcomes(quick_backoff):
     want = fake.expected(retries=2)
     got = json.loads(out)["text_players"]["llm"]
     assert got["outcomes"] == want["outcomes"] and got["outcomes"]["server"] == 1 and got["reasoning_tokens"] > 0
+
+
+@pytest.mark.slow
+def test_cardgym_ladder_with_an_llm_against_a_fake_server(tmp_path, quick_backoff):
+    """The scripted faults and answer shapes of `SCRIPT` through ``cardgym ladder``: the counts it prints
+    are the ones the harness's rules give for the requests served, and the records hold the same."""
+    pytest.importorskip("openai")
+    pytest.importorskip("uvicorn")
+    with FakeServer(SCRIPT, sleep=1.5) as fake:
+        out, err = _cli(["ladder", JUNIOR, "--player", "llm", "--deals", "1", "--format", "quick",
+                         "--llm-base-url", fake.url, "--llm-model", "fake", "--record", str(tmp_path / "run"),
+                         "--llm-fallback", "first", "--llm-retries", "1", "--llm-timeout", "0.5",
+                         "--llm-key-env", "CARDGYM_TEST_NO_KEY", "--llm-max-server-failures", "0.5"])
+    want = fake.expected(retries=1)
+    assert fake.log[:len(SCRIPT)] == SCRIPT
+    assert all(want["outcomes"][k] for k in ("ok", "truncated", "empty", "unparsable", "illegal", "server"))
+    assert "rating of llm" in out
+    _check_lines(out, want)
+    tels = [a["telemetry"] for path in sorted((tmp_path / "run").glob("*.jsonl"))
+            for a in read_record(path).actions if "telemetry" in a]
+    assert len(tels) == want["decisions"]
+    assert {k: sum(t["outcome"] == k for t in tels) for k in want["outcomes"]} == want["outcomes"]
