@@ -401,6 +401,66 @@ def test_one_page_cannot_fill_the_bound():
     assert limits == {**limits, "max_games": 4, "per_client": 2, "in_progress": 3}
 
 
+def test_left_and_idle_games_end_and_free_their_slot():
+    from cardgym.web.tables import GRACE
+
+    now = [0.0]
+    c, tables = client(max_games=3, per_client=3, idle=100, clock=lambda: now[0])
+    pa = {"X-Page": "page-a"}
+    g = start(c, headers=pa)
+    me = {**hdr(g["token"]), **pa}
+    # a spectator (no token) cannot end it; bad bodies are refused
+    r = c.post(f"/api/games/{g['id']}/leave", json={"soon": False}, headers={"X-Page": "page-b"})
+    assert r.status_code == 403 and "spectator" in r.json()["error"]
+    assert c.post(f"/api/games/{g['id']}/leave", json={"soon": 1}, headers=me).status_code == 400
+    assert tables.in_progress() == 1
+    # the page leaves it: it ends at once, says why, and its record (unfinished) stays
+    r = c.post(f"/api/games/{g['id']}/leave", json={"soon": False}, headers=me)
+    assert r.status_code == 200 and r.json()["status"] == "stopped" and tables.in_progress() == 0
+    st = c.get(f"/api/games/{g['id']}", headers=me).json()
+    assert st["status"] == "stopped" and st["outcome"] == "the game was ended: player_0 left"
+    assert parse_record(c.get(f"/api/games/{g['id']}/record").text).end["finished"] is False
+    # a page going away (soon): a reload (a new page id, same token) takes the seat back and keeps it
+    g = start(c, headers=pa)
+    c.post(f"/api/games/{g['id']}/leave", json={"soon": True}, headers={**hdr(g["token"]), **pa})
+    now[0] += 1
+    assert c.get(f"/api/games/{g['id']}", headers={**hdr(g["token"]), "X-Page": "page-a2"}).status_code == 200
+    now[0] += 2 * GRACE
+    assert c.get(f"/api/games/{g['id']}", headers={**hdr(g["token"]), "X-Page": "page-a2"}).json()["status"] == "playing"
+    # ... a closed tab does not come back: the game ends GRACE seconds later
+    c.post(f"/api/games/{g['id']}/leave", json={"soon": True}, headers={**hdr(g["token"]), "X-Page": "page-a2"})
+    now[0] += GRACE + 0.5
+    assert tables.in_progress() == 1 and c.get("/api/games").status_code == 200 and tables.in_progress() == 0
+    # a bots-only game ends when the page that started it leaves; a game nobody asks for ends after `idle`
+    w = start(c, "skipbo_junior", ("expert", "greedy"), headers={"X-Page": "page-w"}, pace=5.0)
+    assert c.post(f"/api/games/{w['id']}/leave", json={"soon": False}, headers=pa).status_code == 403
+    assert c.post(f"/api/games/{w['id']}/leave", json={"soon": False}, headers={"X-Page": "page-w"}).json()["status"] == "stopped"
+    g = start(c, headers=pa)
+    now[0] += 99
+    c.get("/api/games")
+    assert tables.in_progress() == 1
+    now[0] += 2
+    start(c, headers={"X-Page": "page-c"})
+    assert tables.in_progress() == 1
+    st = c.get(f"/api/games/{g['id']}", headers={**hdr(g["token"]), **pa}).json()
+    assert st["status"] == "stopped" and "nobody asked for it in 100 s" in st["outcome"]
+
+
+def test_refusals_name_the_bound_that_was_reached():
+    c, tables = client(max_games=3, per_client=1)
+    start(c, headers={"X-Page": "page-a"})
+    r = c.post("/api/games", json={"game": "skyjo", "num_players": 2, "seats": ["person", "expert"]},
+               headers={"X-Page": "page-a"})
+    assert r.status_code == 429 and r.json()["error"].startswith("this page already has 1 game in progress")
+    start(c)
+    r = c.post("/api/games", json={"game": "skyjo", "num_players": 2, "seats": ["person", "expert"]})
+    assert r.status_code == 429 and r.json()["error"].startswith("this client (address testclient, no X-Page id)")
+    start(c, headers={"X-Page": "page-b"})
+    r = c.post("/api/games", json={"game": "skyjo", "num_players": 2, "seats": ["person", "expert"]},
+               headers={"X-Page": "page-c"})
+    assert r.status_code == 429 and "limit of 3 games in progress (all pages together)" in r.json()["error"]
+
+
 def test_a_bots_only_game_advances_in_bounded_slices_and_stops_at_the_move_limit():
     from cardgym.web.tables import STEP_MOVES
 

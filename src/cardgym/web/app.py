@@ -18,6 +18,9 @@ preparation failed answers 500 with the reason):
   moves the page has seen, so a stale page cannot move); a token's requests carry the page's own
   ``X-Page`` id, and a second page using the same token is refused while the first one is open;
 - ``POST /api/games/{id}/claim`` ``{seat}``: the token of a person seat nobody holds yet;
+- ``POST /api/games/{id}/leave`` ``{soon}``: the page playing a seat (or that started a bots-only game)
+  leaves: the game ends now, or with ``soon`` (the page is closing or reloading) a few seconds later
+  unless that page comes back;
 - ``GET /api/games/{id}/record``: the game record (JSON lines) once the game is over;
 - ``GET /api/records``, ``POST /api/records`` (the record's text as the body): open a record;
   ``GET /api/records/{id}?step=K&seat=S``: its state at step K as seat S (or the table) sees it.
@@ -260,6 +263,13 @@ def create_app(tables: Tables | None = None, allowed_hosts=(), settle: float = S
             t.advance()
             return JSONResponse(t.state(t.seat_of(_token(request))))
 
+    async def leave(request):
+        body = _obj(await _body(request), "soon")
+        if not isinstance(body["soon"], bool):
+            raise Refused(400, f"'soon' must be true (the page is going away) or false (end the game now), got {body['soon']!r}")
+        return JSONResponse(await run_in_threadpool(tables.leave, request.path_params["gid"], _token(request),
+                                                    _client(request), body["soon"]))
+
     async def claim(request):
         body = _obj(await _body(request), "seat")
         return JSONResponse(await run_in_threadpool(tables.claim, request.path_params["gid"], body["seat"]))
@@ -294,6 +304,7 @@ def create_app(tables: Tables | None = None, allowed_hosts=(), settle: float = S
         Route("/api/games/{gid}", handle(game_state)),
         Route("/api/games/{gid}/move", handle(move), methods=["POST"]),
         Route("/api/games/{gid}/claim", handle(claim), methods=["POST"]),
+        Route("/api/games/{gid}/leave", handle(leave), methods=["POST"]),
         Route("/api/games/{gid}/record", handle(game_record)),
         Route("/api/records", handle(records), methods=["GET", "POST"]),
         Route("/api/records/{rid}", handle(record_state)),

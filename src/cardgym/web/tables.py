@@ -47,6 +47,12 @@ STEP_MOVES = 200
 STEP_SECONDS = 0.25
 #: moves a live table holds; a game that reaches it is stopped (its record says finished: false)
 MAX_MOVES = 20_000
+#: seconds without a request after which a game in progress is ended (nobody plays or watches it: an
+#: open page asks every few seconds, a hidden tab at least once a minute)
+IDLE = 120.0
+#: seconds a game whose page went away (closed, reloaded, navigated off) waits for that page to come
+#: back (a reload) before it is ended
+GRACE = 3.0
 #: bytes of replayed states all opened records may hold together
 RECORD_BYTES = 256 * 2**20
 #: moves of the throwaway game `warm_kernels` plays to compile a game's and its bots' kernels
@@ -130,10 +136,11 @@ def _words(names: list, seats) -> str:
     return " and ".join(f"player_{k} ({names[k]})" for k in seats)
 
 
-def result_words(result: dict, names: list, viewer=None, stopped: bool = False) -> str:
-    """The end of a game in a sentence, from the seat ``viewer``'s side when given."""
+def result_words(result: dict, names: list, viewer=None, stopped: str | bool = "") -> str:
+    """The end of a game in a sentence, from the seat ``viewer``'s side when given; ``stopped``: why a
+    game that did not finish was ended (its sentence)."""
     if stopped:
-        return f"the game was stopped after the server's limit of {MAX_MOVES} moves"
+        return stopped if isinstance(stopped, str) else f"the game was stopped after the server's limit of {MAX_MOVES} moves"
     winners = [int(w) for w in result.get("winners", []) or []]
     if result.get("truncated") or result.get("end") == "truncated":
         lead = "the game reached its turn limit; " if winners else "the game reached its turn limit with no winner"
@@ -182,7 +189,11 @@ class LiveTable:
     status: str = "playing"
     error: str | None = None
     client: tuple = ()
-    stopped: bool = False
+    #: why a game that did not finish was ended (the move limit, its page left, nobody asked for it)
+    stopped: str = ""
+    #: when the page holding it went away (a closed tab or a reload): ended `GRACE` s later unless asked for
+    leaving: float | None = None
+    leaving_seat: int | None = None
     rounds: list = field(default_factory=list)  # totals after each round or hand
     max_moves: int = MAX_MOVES
     preparing: str = ""
@@ -209,6 +220,8 @@ class LiveTable:
             raise Refused(409, f"player_{seat} is being played in another tab or page; close it (its seat is "
                                f"freed {LEASE:.0f} s after its last request) or open the game without a seat to watch")
         self.leases[seat] = (page, now)
+        if self.leaving is not None and self.leaving_seat == seat:  # its page came back (a reload)
+            self.leaving = None
 
     @property
     def has_person(self) -> bool:
@@ -218,6 +231,8 @@ class LiveTable:
         """The seat whose view a request gets: the token's seat; without a token, the public table, or,
         in a game without a person (bots only), any seat asked for."""
         mine = self.seat_of(token, page)
+        if not self.has_person and self.leaving is not None:  # a bots-only game still watched
+            self.leaving = None
         if seat in (None, "", "none", "table"):
             return mine
         try:
@@ -238,14 +253,22 @@ class LiveTable:
 
     @property
     def over(self) -> bool:
+        if self.stopped:
+            return True
         if not self.ready:
             return False
-        return self.stopped or not self.env.agents or int(self.env.record["status"]) != 0
+        return not self.env.agents or int(self.env.record["status"]) != 0
 
     @property
     def in_progress(self) -> bool:
         """Counted against the server's bound: preparing, or playing and not over."""
-        return self.status == "preparing" or (self.ready and not self.over)
+        return not self.stopped and (self.status == "preparing" or (self.ready and not self.over))
+
+    def end(self, reason: str) -> None:
+        """End a game in progress (its page left, or nobody asked for it): it leaves the server's bound at
+        once, its state says ``stopped`` with ``reason`` and its record (``finished: false``) stays."""
+        if self.in_progress:
+            self.stopped = reason
 
     def _need_ready(self):
         if self.status == "preparing":
@@ -280,7 +303,7 @@ class LiveTable:
         self._flush_dead()
         self._note_round()
         if len(self.log) >= self.max_moves and not self.over:
-            self.stopped = True
+            self.stopped = f"the game was stopped after the server's limit of {self.max_moves} moves"
 
     def _note_round(self):
         """Keep the totals after each round or hand (a change of the result's totals)."""
@@ -513,11 +536,13 @@ class Tables:
 
     def __init__(self, models: dict | None = None, max_games: int = 32, expire: float = 1800.0,
                  pace: float = 0.7, clock=time.monotonic, per_client: int | None = None, warm=None,
-                 record_bytes: int = RECORD_BYTES, max_moves: int = MAX_MOVES, text_players: dict | None = None):
+                 record_bytes: int = RECORD_BYTES, max_moves: int = MAX_MOVES, text_players: dict | None = None,
+                 idle: float = IDLE):
         self.models = dict(models or {})  # name -> (game, path)
         #: name -> ``make(game, rules)`` of a `cardgym.agents.text.TextPlayer` (a seat of any game)
         self.text_players = dict(text_players or {})
         self.max_games, self.expire, self.pace = int(max_games), float(expire), float(pace)
+        self.idle = float(idle)
         self.per_client = int(per_client) if per_client is not None else max(1, self.max_games // 2)
         self.record_bytes, self.max_moves = int(record_bytes), int(max_moves)
         self.clock = clock
@@ -537,6 +562,13 @@ class Tables:
     # ---------------------------------------------------------------------------------- bounds
     def _purge(self):
         now = self.clock()
+        for t in list(self.live.values()):  # games nobody plays or watches any more end (and free their slot)
+            if not t.in_progress:
+                continue
+            if now - t.touched > self.idle:
+                t.end(f"the game was ended: nobody asked for it in {self.idle:.0f} s")
+            elif t.leaving is not None and now - t.leaving > GRACE:
+                t.end("the game was ended: its page was closed")
         for d in (self.live, self.records):
             for k in [k for k, t in d.items() if now - t.touched > self.expire]:
                 del d[k]
@@ -557,12 +589,14 @@ class Tables:
     def _room(self, client):
         self._purge()
         if self._count() >= self.max_games:
-            raise Refused(429, f"the server holds its limit of {self.max_games} games in progress; finish one or "
-                               f"wait until an abandoned one expires ({self.expire:.0f} s after its last request)")
+            raise Refused(429, f"the server holds its limit of {self.max_games} games in progress (all pages "
+                               f"together); finish or leave one, or wait: a game nobody asks for ends "
+                               f"{self.idle:.0f} s after its last request")
         if client and self._count(client) >= self.per_client:
-            raise Refused(429, f"this page already has {self.per_client} games in progress (the most one page or "
-                               f"client may hold); finish one or wait until an abandoned one expires "
-                               f"({self.expire:.0f} s)")
+            who = "this page" if client[1:] and client[1] else f"this client (address {client[0]}, no X-Page id)"
+            raise Refused(429, f"{who} already has {self.per_client} game{'s' * (self.per_client != 1)} in progress (the most one page may "
+                               f"hold); finish or leave one (a game nobody asks for ends {self.idle:.0f} s after its "
+                               "last request)")
 
     def _record_room(self, need: int):
         self._purge()
@@ -739,6 +773,23 @@ class Tables:
             token = first.token
         return {"id": gid, "token": token, "seat": players.index(first) if first is not None else None,
                 "status": t.status, "message": t.preparing if t.status == "preparing" else ""}
+
+    def leave(self, gid, token, client=(), soon: bool = False) -> dict:
+        """A page leaves a game: the page playing a seat (its token), or the page that started a bots-only
+        game. The game ends at once; with ``soon`` (the page was closed or is reloading) it ends `GRACE`
+        seconds later unless that seat's page asks for it again meanwhile."""
+        t = self.get_live(gid)
+        with t.lock:
+            seat = t.seat_of(token)
+            if seat is None and (t.has_person or t.client != tuple(client)):
+                raise Refused(403, "only the page playing a seat (its token) or the page that started a bots-only "
+                                   "game can end it by leaving; a spectator just goes")
+            if soon:
+                t.leaving, t.leaving_seat = self.clock(), seat
+                t.leases.pop(seat, None)  # a reloaded page (a new page id) takes the seat back at once
+            else:
+                t.end(f"the game was ended: {'player_%d' % seat if seat is not None else 'its page'} left")
+            return {"id": gid, "status": "stopped" if t.stopped else "over" if t.over else "leaving"}
 
     def claim(self, gid, seat) -> dict:
         t = self.get_live(gid)

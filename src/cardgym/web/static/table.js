@@ -35,9 +35,15 @@ function gameTitle(name) {
 
 function prepText(name) { return `preparing ${gameTitle(name)} (first use, ~10 s)…`; }
 
+// every request says which page it comes from (the server's bounds are per page, not per machine)
+function apiOpts(method, headers) {
+  const opts = { method, headers: Object.assign({ "X-Page": PAGE }, headers || {}) };
+  if (S.token) opts.headers["X-Seat-Token"] = S.token;
+  return opts;
+}
+
 async function api(method, url, body, headers) {
-  const opts = { method, headers: Object.assign({}, headers || {}) };
-  if (S.token) { opts.headers["X-Seat-Token"] = S.token; opts.headers["X-Page"] = PAGE; }
+  const opts = apiOpts(method, headers);
   if (body !== undefined) {
     opts.body = typeof body === "string" ? body : JSON.stringify(body);
     opts.headers["Content-Type"] = typeof body === "string" ? "text/plain" : "application/json";
@@ -123,9 +129,24 @@ function paceValue() {
   return v === "" ? undefined : +v;
 }
 
+// the games this page started (a bots-only one ends when its page leaves it)
+const STARTED = new Set();
+
+// leaving a game from the page ends it (its slot is freed at once); a page going away (closed, reloaded)
+// ends it a few seconds later unless it comes back
+function leaveGame(soon) {
+  const st = S.state;
+  if (S.kind !== "live" || !S.id || !st || st.id !== S.id || st.over || !(S.token || STARTED.has(S.id))) return;
+  const opts = apiOpts("POST", { "Content-Type": "application/json" });
+  opts.body = JSON.stringify({ soon });
+  opts.keepalive = true;
+  fetch(`/api/games/${S.id}/leave`, opts).catch(() => {});
+}
+
 async function startGame(cfg) {
   try {
     const r = await slow(api("POST", "/api/games", cfg), prepText(cfg.game));
+    STARTED.add(r.id);
     if (r.token) sessionStorage.setItem(`tok:${r.id}`, JSON.stringify({ token: r.token, seat: r.seat }));
     const again = Object.assign({}, cfg);
     delete again.seed;
@@ -785,6 +806,7 @@ async function route() {
   clearInterval(S.playing); S.playing = null;
   say("");
   const h = location.hash.replace(/^#\/?/, "").split("/");
+  if (!(h[0] === "game" && h[1] === S.id)) { leaveGame(false); S.kind = null; S.id = null; S.state = null; }
   try {
     if (!CAT) CAT = await api("GET", "/api/games");
     if (h[0] === "game" && h[1]) {
@@ -847,11 +869,15 @@ function init() {
       if (ev.key === " ") { ev.preventDefault(); $("#r-play").click(); }
       return;
     }
+    if (ev.key.toLowerCase() === "n" && !ev.ctrlKey && !ev.metaKey && !ev.altKey && !$("#play").hidden && !$("#new-same").hidden) {
+      ev.preventDefault(); $("#new-same").click(); return;
+    }
     const i = KEYS.indexOf(ev.key.toLowerCase());
     const moves = myMoves();
     if (i >= 0 && i < moves.length) { ev.preventDefault(); play(moves[i].action); }
   });
   window.addEventListener("hashchange", route);
+  window.addEventListener("pagehide", () => leaveGame(true));
   route();
 }
 
