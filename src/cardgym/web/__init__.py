@@ -71,7 +71,8 @@ def build_tables(args):
             raise SystemExit("cardgym serve: a model is named 'llm', the name of the language-model seat; name it "
                              "otherwise: --model NAME=PATH")
         texts["llm"] = args.text_player
-    tables = Tables(models, max_games=args.max_games, expire=args.expire, pace=args.pace, text_players=texts)
+    tables = Tables(models, max_games=args.max_games, expire=args.expire, pace=args.pace, text_players=texts,
+                    idle=args.idle)
     for f in args.record or []:
         p = Path(f)
         if not p.is_file():
