@@ -95,7 +95,8 @@ def test_a_whole_skyjo_game_against_expert_leaks_nothing():
         st = c.post(f"/api/games/{gid}/move", json={"action": a, "step": st["step"]}, headers=hdr(tok)).json()
         moves += 1
     assert moves > 10 and st["view"]["result"]["winners"]
-    assert {e["seat"] for e in st["log"]} == {0, 1} and all("policy" not in e for e in st["log"])
+    log = c.get(f"/api/games/{gid}", headers=hdr(tok)).json()["log"]  # no since: the whole log
+    assert len(log) == st["step"] and {e["seat"] for e in log} == {0, 1} and all("policy" not in e for e in log)
     watcher = c.get(f"/api/games/{gid}").json()  # a page without a token: the public table
     assert watcher["viewer"] is None and watcher["view"]["legal"] == []
     # the record, once over, replays to the same result
@@ -399,6 +400,63 @@ def test_one_page_cannot_fill_the_bound():
     start(c, headers=b)
     limits = c.get("/api/games").json()["limits"]
     assert limits == {**limits, "max_games": 4, "per_client": 2, "in_progress": 3}
+
+
+def test_the_log_is_sent_from_what_the_page_holds():
+    c, tables = client()
+    endless = {"match_target": 10**6, "max_turns": 2**31 - 1}
+    g = start(c, "skipbo", ("expert", "expert"), rules=endless, seed=1)
+    whole = c.get(f"/api/games/{g['id']}").json()
+    n = whole["step"]
+    assert whole["log_from"] == 0 and len(whole["log"]) == n > 0
+    nxt = c.get(f"/api/games/{g['id']}?since={n}").json()
+    assert nxt["log_from"] == n and len(nxt["log"]) == nxt["step"] - n and nxt["log"][0]["n"] == n
+    again = c.get(f"/api/games/{g['id']}?since=0").json()
+    assert again["log"][:len(nxt["log"]) + n] == whole["log"] + nxt["log"]
+    for bad in ("-1", "x", str(10**6)):
+        r = c.get(f"/api/games/{g['id']}?since={bad}")
+        assert r.status_code == 400 and "since must be" in r.json()["error"]
+    # a move's answer starts at the step the page had seen
+    p = start(c, "skyjo", ("person", "expert"), seed=3)
+    st = c.get(f"/api/games/{p['id']}", headers=hdr(p["token"])).json()
+    a = st["view"]["legal"][0]["action"]
+    moved = c.post(f"/api/games/{p['id']}/move", json={"action": a, "step": st["step"]}, headers=hdr(p["token"])).json()
+    assert moved["log_from"] == st["step"] and moved["log"][0]["action"] == a
+    # a replay sends the log once: then one step's worth
+    rec = play_recorded("skyjo", ["greedy", "greedy"], seed=2)
+    rid = c.post("/api/records", content=rec.text().encode()).json()["id"]
+    first = c.get(f"/api/records/{rid}?step=0").json()
+    assert len(first["log"]) == len(rec.actions) and first["log_from"] == 0
+    step = c.get(f"/api/records/{rid}?step=5&since={len(rec.actions)}").json()
+    assert step["log"] == [] and step["step"] == 5
+    assert c.get(f"/api/records/{rid}?step=5&since={len(rec.actions) + 1}").status_code == 400
+
+
+def test_an_opened_records_cost_is_counted_high():
+    """`record_cost` counts at least what tracemalloc sees a record's replay hold (with a text player's
+    long answers too), and not more than twice that."""
+    import gc
+    import tracemalloc
+
+    from cardgym.web.tables import record_cost
+
+    for name, tele in (("skipbo", False), ("skyjo", False), ("skyjo", True)):
+        lines = play_recorded(name, ["greedy", "greedy"], seed=3).text().splitlines()
+        if tele:
+            lines = [json.dumps({**d, "telemetry": {"answers": ["I take the discard, it lowers my row " * 8] * 3,
+                                                    "attempts": 3, "latency_ms": 120.5, "tokens_in": 900}})
+                     if d["type"] == "action" else json.dumps(d) for d in map(json.loads, lines)]
+        text = "\n".join(lines) + "\n"
+        gc.collect()
+        tracemalloc.start()
+        rec = parse_record(text)
+        held = replay_states(rec)
+        gc.collect()
+        used = tracemalloc.get_traced_memory()[0]
+        tracemalloc.stop()
+        del held
+        need = record_cost(cardgym.get_game(name), len(rec.actions), len(text))
+        assert used <= need <= 2 * used + 512 * 1024, (name, tele, used, need)
 
 
 def test_left_and_idle_games_end_and_free_their_slot():

@@ -10,12 +10,13 @@ preparation failed answers 500 with the reason):
 - ``POST /api/games`` ``{game, num_players, seats, rules, seed, pace}``: a new table; answers its
   ``id``, its ``status`` (``preparing`` while the game's kernels compile on first use, then
   ``playing``) and, if a seat is a person's, that seat and its ``token`` (sent back as ``X-Seat-Token``);
-- ``GET /api/games/{id}`` (``?seat=K`` to watch a seat of a bots-only game): lets the bots move at
+- ``GET /api/games/{id}`` (``?seat=K`` to watch a seat of a bots-only game; ``?since=N``: the log from
+  entry N on, the entries the page does not hold yet, as ``log_from`` and ``log``): lets the bots move at
   their pace (at pace 0 a bounded slice of moves per request), then the state as the token's seat
   (or the public table) sees it: ``status``, ``view``, ``log``, ``last`` (the last move in words) and,
   once over, ``outcome`` (the result in words) and ``table`` (scores, totals, rounds);
 - ``POST /api/games/{id}/move`` ``{action, step}``: the token's seat moves (``step``: the number of
-  moves the page has seen, so a stale page cannot move); a token's requests carry the page's own
+  moves the page has seen, so a stale page cannot move); the answer's log starts at ``step``; a token's requests carry the page's own
   ``X-Page`` id, and a second page using the same token is refused while the first one is open;
 - ``POST /api/games/{id}/claim`` ``{seat}``: the token of a person seat nobody holds yet;
 - ``POST /api/games/{id}/leave`` ``{soon}``: the page playing a seat (or that started a bots-only game)
@@ -23,7 +24,8 @@ preparation failed answers 500 with the reason):
   unless that page comes back;
 - ``GET /api/games/{id}/record``: the game record (JSON lines) once the game is over;
 - ``GET /api/records``, ``POST /api/records`` (the record's text as the body): open a record;
-  ``GET /api/records/{id}?step=K&seat=S``: its state at step K as seat S (or the table) sees it.
+  ``GET /api/records/{id}?step=K&seat=S&since=N``: its state at step K as seat S (or the table) sees
+  it, with the log from entry N on (a page that holds the log gets one step's worth).
 
 Every game step, bot move, compile and replay runs in a worker thread, never on the event loop.
 Requests must name an allowed ``Host`` (loopback names, plus ``cardgym serve --allow-host``), and a
@@ -249,7 +251,7 @@ def create_app(tables: Tables | None = None, allowed_hosts=(), settle: float = S
         with t.lock:
             viewer = t.viewer(_token(request), request.query_params.get("seat"), _page(request))
             t.advance()
-            return JSONResponse(t.state(viewer))
+            return JSONResponse(t.state(viewer, request.query_params.get("since")))
 
     async def move(request):
         body = _obj(await _body(request), "action", "step")
@@ -261,7 +263,7 @@ def create_app(tables: Tables | None = None, allowed_hosts=(), settle: float = S
         with t.lock:
             t.act(_token(request), body["action"], body["step"], _page(request))
             t.advance()
-            return JSONResponse(t.state(t.seat_of(_token(request))))
+            return JSONResponse(t.state(t.seat_of(_token(request)), body["step"]))  # the page held `step` moves
 
     async def leave(request):
         body = _obj(await _body(request), "soon")
@@ -295,7 +297,7 @@ def create_app(tables: Tables | None = None, allowed_hosts=(), settle: float = S
     def record_state(request):
         r = tables.get_record(request.path_params["rid"])
         q = request.query_params
-        return JSONResponse(r.state(q.get("step", "0"), q.get("seat")))
+        return JSONResponse(r.state(q.get("step", "0"), q.get("seat"), q.get("since")))
 
     routes = [
         Route("/", index),

@@ -345,7 +345,7 @@ class LiveTable:
     def text_move(self, seat: int, player) -> tuple:
         """A text player's move and telemetry: its seat's view and the public moves since its last move.
         A forfeit cannot end a live table: it is played as the first legal move (and counted)."""
-        last = max((e["n"] for e in self.log if e["seat"] == seat), default=-1)
+        last = next((e["n"] for e in reversed(self.log) if e["seat"] == seat), -1)
         moves = [f"player_{e['seat']}: {e['text']}" for e in self.log[last + 1:]]
         a, tel = player.decide(self.env.view(seat), moves)
         if a is None:
@@ -391,9 +391,10 @@ class LiveTable:
         return {"n": e["n"], "seat": e["seat"], "who": e["who"], "action": e["action"],
                 "sentence": f"player_{e['seat']} ({e['who']}): {e['text']}"}
 
-    def state(self, viewer) -> dict:
-        """The table as ``viewer`` (a seat, or None for the public table) sees it. Besides the view and
-        the log: ``status`` (preparing | playing | over | stopped; a table whose preparation failed is
+    def state(self, viewer, since=None) -> dict:
+        """The table as ``viewer`` (a seat, or None for the public table) sees it, with the log from move
+        ``since`` on (``log_from``; the whole log when None: a page sends what it already holds, so a
+        step costs the same at move 20,000 as at move 1). Besides the view and the log: ``status`` (preparing | playing | over | stopped; a table whose preparation failed is
         refused with the reason, 500), ``preparing`` (true until the table opens), ``message`` (what
         the page shows while preparing), ``last`` (the last move in a sentence) and, once
         over, ``outcome`` (the result in words for this viewer) and ``table`` (`score_table`)."""
@@ -409,12 +410,12 @@ class LiveTable:
                     "message": self.preparing}
         env = self.env
         cur = self.to_act()
+        start = log_start(since, len(self.log))
         log = []
-        for e in self.log:
-            e = dict(e)
+        for e in self.log[start:]:
             if "policy" in e and e["seat"] != viewer:
-                del e["policy"]  # a model's probabilities speak of its hand: only for its own seat's view
-            log.append(e)
+                e = {k: v for k, v in e.items() if k != "policy"}  # a model's probabilities speak of its
+            log.append(e)  # hand: only for its own seat's view
         waiting = None
         if cur is not None:
             waiting = "person" if self.seats[cur].kind == PERSON else "bot"
@@ -424,13 +425,26 @@ class LiveTable:
             "preparing": False,
             "to_act": cur, "waiting": waiting, "over": over,
             "view": view(env.game, env.record, env.rules, viewer, env.action_mask() if viewer == cur else None),
-            "log": log, "last": self.last_entry(), "message": "",
+            "log": log, "log_from": start, "last": self.last_entry(), "message": "",
         }
         if over:
             res = _plain_result(env.result())
             out["outcome"] = result_words(res, self.names(), viewer, self.stopped)
             out["table"] = score_table(res, self.names(), self.rounds)
         return out
+
+
+def log_start(since, n: int) -> int:
+    """The first log entry a response carries: ``since`` (the entries a page holds), 0 when None."""
+    if since is None or since == "":
+        return 0
+    try:
+        k = int(since)
+    except (TypeError, ValueError):
+        raise Refused(400, f"since must be the number of log entries the page holds (0..{n}), got {since!r}") from None
+    if not 0 <= k <= n:
+        raise Refused(400, f"since must be 0..{n} (the log has {n} entries), got {k}")
+    return k
 
 
 def _plain_result(res: dict) -> dict:
@@ -476,7 +490,9 @@ class OpenRecord:
     touched: float = 0.0
     nbytes: int = 0
 
-    def state(self, step, seat) -> dict:
+    def state(self, step, seat, since=None) -> dict:
+        """The record's state at ``step`` as ``seat`` sees it, with its log from entry ``since`` on (the
+        whole log when None; a page that holds it sends its length and gets one step's worth)."""
         n = len(self.states) - 1
         try:
             k = int(step)
@@ -507,7 +523,8 @@ class OpenRecord:
             "id": self.id, "kind": "replay", "game": self.game.name, "title": self.game.title, "step": k,
             "steps": n, "viewer": viewer, "seats": players,
             "view": view(self.game, rec, self.rules, viewer),
-            "log": [_replay_entry(i, a) for i, a in enumerate(self.record.actions)],
+            "log": [_replay_entry(i, a) for i, a in enumerate(self.record.actions[log_start(since, n):], log_start(since, n))],
+            "log_from": log_start(since, n),
             "result": end["result"], "finished": end["finished"], "last": last,
             "outcome": result_words(end["result"], names, viewer) if end["finished"] else "the game was left unfinished",
             "table": score_table(end["result"], names, []),
@@ -812,7 +829,7 @@ class Tables:
         try:
             rec = parse_record(text, where)
             game = cardgym.get_game(rec.game)
-            need = (len(rec.actions) + 1) * state_bytes(game, rec.header["rules"])
+            need = record_cost(game, len(rec.actions), len(text))
             with self.lock:
                 self._record_room(need)
             env, states = replay_states(rec)
@@ -833,8 +850,16 @@ class Tables:
 
 
 def state_bytes(game, rules=None) -> int:
-    """Bytes of one state record of ``game`` (what an opened record holds per step)."""
+    """Bytes of one state record of ``game`` (what an opened record holds per step, without overhead)."""
     return int(game.state_dtype.itemsize)
+
+
+def record_cost(game, moves: int, text_bytes: int) -> int:
+    """The bytes an opened record holds, counted high: its env, a copy of the state before every move
+    and after the last (the state record and its array's overhead), each action line read into Python
+    objects (about 400 bytes, and up to 4 bytes per character of its text, a text player's answers
+    included). Measured against tracemalloc in tests/test_web_api.py."""
+    return 256 * 1024 + (moves + 1) * (state_bytes(game) + 200) + 400 * moves + 4 * int(text_bytes)
 
 
 def player_file_entry(game, path, n):

@@ -504,36 +504,76 @@ function drawResult(st) {
   res.appendChild(bar);
 }
 
+// the log the page holds (the entries 0..n-1 of the game or record it shows) and how much of it is
+// drawn: the server sends only the entries the page does not hold yet, the page appends them, so a step
+// costs the same at move 20,000 as at move 1
+const L = { key: null, entries: [], drawn: 0, upto: null };
+
+function logKey() { return `${S.kind}|${S.id}|${S.token ? "" : S.watch}`; }
+
+function since() { return L.key === logKey() ? L.entries.length : 0; }
+
+// a response's log (the entries from log_from on) added to the page's; the state then holds the whole
+// log. False when the response leaves a gap (it answers an older request): the page asks again, whole.
+function mergeLog(st) {
+  const key = logKey();
+  if (L.key !== key) { L.key = key; L.entries = []; L.drawn = 0; L.upto = null; $("#log").innerHTML = ""; }
+  const from = st.log_from || 0;
+  if (from > L.entries.length) { L.key = null; return false; }
+  if (from < L.entries.length) {
+    L.entries.length = from;
+    const log = $("#log");
+    while (log.children.length > from) log.lastElementChild.remove();
+    L.drawn = Math.min(L.drawn, from);
+  }
+  for (const e of st.log) L.entries.push(e);
+  st.log = L.entries;
+  return true;
+}
+
+function logItem(st, e, i, upto) {
+  const li = el("li", e.seat === st.view.viewer ? "mine" : "");
+  if (upto !== undefined) { if (i >= upto) li.classList.add("later"); if (i === upto - 1) li.classList.add("now"); }
+  // the move's number written out (a list marker loses digits from 100 up)
+  li.appendChild(el("span", "n", `${i + 1}.`));
+  li.appendChild(el("span", "t", `${seatName(st, e.seat)}: ${e.text}`));
+  if (e.telemetry && Array.isArray(e.telemetry.answers)) li.appendChild(answerBox(e.telemetry));
+  if (e.policy) {
+    const pol = el("div", "policy");
+    pol.appendChild(el("div", null, `value ${e.policy.value >= 0 ? "+" : ""}${e.policy.value.toFixed(3)}`));
+    for (const t of e.policy.top) {
+      const row = el("div");
+      const bar = el("span", "bar-p");
+      bar.style.width = `${Math.round(60 * t.p)}px`;
+      row.appendChild(bar);
+      row.appendChild(document.createTextNode(`${(100 * t.p).toFixed(1)}% ${t.text}`));
+      pol.appendChild(row);
+    }
+    li.appendChild(pol);
+  }
+  return li;
+}
+
+// the log: new entries appended; in a replay only the entries between the old and the new step change
+// their marks (later / now)
 function drawLog(st, upto) {
   const log = $("#log");
-  log.innerHTML = "";
-  const width = String(st.log.length).length;
-  st.log.forEach((e, i) => {
-    const li = el("li", e.seat === st.view.viewer ? "mine" : "");
-    if (upto !== undefined) { if (i >= upto) li.classList.add("later"); if (i === upto - 1) li.classList.add("now"); }
-    // the move's number written out (a list marker loses digits from 100 up)
-    const num = el("span", "n", `${i + 1}.`);
-    num.style.minWidth = `${width + 1}ch`;
-    li.appendChild(num);
-    li.appendChild(el("span", "t", `${seatName(st, e.seat)}: ${e.text}`));
-    if (e.telemetry && Array.isArray(e.telemetry.answers)) li.appendChild(answerBox(e.telemetry));
-    if (e.policy) {
-      const pol = el("div", "policy");
-      pol.appendChild(el("div", null, `value ${e.policy.value >= 0 ? "+" : ""}${e.policy.value.toFixed(3)}`));
-      for (const t of e.policy.top) {
-        const row = el("div");
-        const bar = el("span", "bar-p");
-        bar.style.width = `${Math.round(60 * t.p)}px`;
-        row.appendChild(bar);
-        row.appendChild(document.createTextNode(`${(100 * t.p).toFixed(1)}% ${t.text}`));
-        pol.appendChild(row);
-      }
-      li.appendChild(pol);
-    }
-    log.appendChild(li);
-  });
+  if (log.children.length !== L.drawn) { log.innerHTML = ""; L.drawn = 0; L.upto = null; }
+  log.style.setProperty("--nw", `${String(L.entries.length).length + 1}ch`);
+  if (upto !== undefined && L.upto !== null && L.upto !== upto) {
+    const items = log.children;
+    const [a, b] = [Math.min(L.upto, upto), Math.max(L.upto, upto)];
+    for (let i = a; i < b && i < L.drawn; i++) items[i].classList.toggle("later", i >= upto);
+    if (L.upto > 0 && items[L.upto - 1]) items[L.upto - 1].classList.remove("now");
+    if (upto > 0 && items[upto - 1]) items[upto - 1].classList.add("now");
+  }
+  const frag = document.createDocumentFragment();
+  for (let i = L.drawn; i < L.entries.length; i++) frag.appendChild(logItem(st, L.entries[i], i, upto));
+  log.appendChild(frag);
+  L.drawn = L.entries.length;
+  L.upto = upto === undefined ? null : upto;
   // keep the latest (or, in a replay, the current) move in sight, scrolling the log box only
-  const now = log.querySelector(".now") || (upto === undefined ? log.lastElementChild : null);
+  const now = upto === undefined ? log.lastElementChild : (upto > 0 ? log.children[upto - 1] : null);
   const box = $("#log-box");
   if (now) box.scrollTop = Math.max(0, now.offsetTop - box.offsetTop - box.clientHeight / 2);
   else if (upto === 0) box.scrollTop = 0;
@@ -681,6 +721,7 @@ async function play(action) {
   try {
     const st = await api("POST", `/api/games/${S.id}/move`, { action, step: S.state.step });
     say("");
+    if (!mergeLog(st)) { await refresh(); return; }
     show(st);
   } catch (e) { say(e.message); await refresh(); }
   finally { S.busy = false; }
@@ -746,7 +787,7 @@ async function refresh() {
   clearTimeout(S.timer);
   try {
     if (S.kind === "live") {
-      const q = S.watch !== null && !S.token ? `?seat=${S.watch}` : "";
+      const q = `?since=${since()}` + (S.watch !== null && !S.token ? `&seat=${S.watch}` : "");
       const cfg = JSON.parse(sessionStorage.getItem(`cfg:${S.id}`) || "{}");
       const game = (S.state && S.state.id === S.id) ? S.state.game : cfg.game;
       const first = !S.state || S.state.id !== S.id || S.state.step === 0;
@@ -757,10 +798,12 @@ async function refresh() {
         S.timer = setTimeout(refresh, 500);
         return;
       }
+      if (!mergeLog(st)) { S.timer = setTimeout(refresh, 0); return; }
       show(st);
     } else {
-      const q = `?step=${S.step}` + (S.watch !== null ? `&seat=${S.watch}` : "");
+      const q = `?step=${S.step}&since=${since()}` + (S.watch !== null ? `&seat=${S.watch}` : "");
       const st = await api("GET", `/api/records/${S.id}${q}`);
+      if (!mergeLog(st)) { S.timer = setTimeout(refresh, 0); return; }
       show(st);
       $("#r-scrub").max = st.steps; $("#r-scrub").value = st.step;
       $("#r-step").textContent = `move ${st.step} / ${st.steps}`;
