@@ -481,10 +481,11 @@ def test_a_fan_of_any_size_can_be_clicked_and_a_long_log_keeps_its_numbers(serve
     nums = browser.execute_script(
         "const st = Object.assign({}, S.state, {log: [...Array(123).keys()].map(i => ({n: i, seat: i % 2, action: 0,"
         "  text: 'play the 5 from their hand stack 1 on build pile 3'}))});"
+        "const keep = L.entries; L.entries = st.log; L.drawn = -1;"  # drawn whole
         "drawLog(st); const box = document.querySelector('#log-box').getBoundingClientRect();"
         "const out = [...document.querySelectorAll('#log li .n')].map(e => { const r = e.getBoundingClientRect();"
         "  return [e.textContent, r.left >= box.left - 0.5 && e.scrollWidth <= e.clientWidth + 0.5]; });"
-        "drawLog(S.state); return out;")
+        "L.entries = keep; L.drawn = -1; drawLog(S.state); return out;")
     assert [t for t, _ in nums] == [f"{i}." for i in range(1, 124)]
     assert all(ok for _, ok in nums), [t for t, ok in nums if not ok][:5]
 
@@ -693,3 +694,52 @@ def test_a_replay_shows_a_text_players_answers_beside_its_moves(server, browser,
     browser.execute_script("const d = document.querySelector('#log details.answer'); d.open = true;"
                            "d.scrollIntoView();")
     check_screenshot(browser, "phone-answers", tmp_path, min_cards=0)
+
+
+def test_forty_games_started_and_left_from_fresh_pages(server, browser):
+    """Every page has its own id from its first request on, and a game its page leaves ends: 40 games
+    started from fresh pages and left (by the front-page link, by New game, by loading another page) are
+    all accepted, more than the server's bound of games in progress, and another browser (its own page
+    id) is never refused meanwhile."""
+    import urllib.request
+
+    from cardgym.web.tables import GRACE
+
+    base, tables = server
+    resize(browser, LAPTOP)
+    started, pages = [], []
+
+    def other_browser():
+        req = urllib.request.Request(base + "/api/games", method="POST", headers={
+            "Content-Type": "application/json", "X-Page": "another-browser"},
+            data=json.dumps({"game": "skyjo", "num_players": 2, "seats": ["person", "expert"]}).encode())
+        with urllib.request.urlopen(req) as r:  # raises on a refusal (429)
+            g = json.loads(r.read())
+        tables.live[g["id"]].end("the test's other browser left")
+
+    k = 0
+    while len(started) < 40:
+        gid = start(browser, base, "skyjo", ["person", "expert"], seed=k)  # a fresh page each time
+        started.append(gid)
+        assert browser.execute_script("return document.querySelector('#msg').textContent") == ""
+        pages.append(tables.live[gid].client[1])  # the page's own id, sent with its first request
+        how = k % 3
+        if how == 0:  # the front-page link
+            browser.find_element(By.CSS_SELECTOR, "a.brand").click()
+            wait(browser, "!document.querySelector('#home').hidden")
+        elif how == 1:  # New game: another game from this page, the first one left
+            browser.find_element(By.ID, "new-same").click()
+            wait(browser, f"S.state && S.state.id && S.state.id !== {json.dumps(gid)}")
+            started.append(browser.execute_script("return S.id"))
+        # how == 2: the next start() loads a fresh page: this one goes away (ended GRACE s later)
+        if k % 10 == 9:
+            other_browser()
+        k += 1
+    assert len(set(started)) == len(started) >= 40 > tables.max_games
+    assert all(pages) and len(set(pages)) == len(pages), pages
+    time.sleep(GRACE + 0.5)
+    browser.get(base + "/#/")
+    wait(browser, "document.querySelector('#f-game').options.length > 0")
+    ended = [tables.live[g].stopped for g in started[:-1]]
+    assert all("left" in e or "closed" in e for e in ended), ended
+    other_browser()
