@@ -719,7 +719,8 @@ def test_forty_games_started_and_left_from_fresh_pages(server, browser):
 
     k = 0
     while len(started) < 40:
-        gid = start(browser, base, "skyjo", ["person", "expert"], seed=k)  # a fresh page each time
+        browser.get("about:blank")  # so that start() loads a fresh page (not only a new #fragment)
+        gid = start(browser, base, "skyjo", ["person", "expert"], seed=k)
         started.append(gid)
         assert browser.execute_script("return document.querySelector('#msg').textContent") == ""
         pages.append(tables.live[gid].client[1])  # the page's own id, sent with its first request
@@ -731,7 +732,7 @@ def test_forty_games_started_and_left_from_fresh_pages(server, browser):
             browser.find_element(By.ID, "new-same").click()
             wait(browser, f"S.state && S.state.id && S.state.id !== {json.dumps(gid)}")
             started.append(browser.execute_script("return S.id"))
-        # how == 2: the next start() loads a fresh page: this one goes away (ended GRACE s later)
+        # how == 2: the next page load: this one goes away (its game ends GRACE s later)
         if k % 10 == 9:
             other_browser()
         k += 1
