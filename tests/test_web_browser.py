@@ -481,13 +481,31 @@ def test_a_fan_of_any_size_can_be_clicked_and_a_long_log_keeps_its_numbers(serve
     nums = browser.execute_script(
         "const st = Object.assign({}, S.state, {log: [...Array(123).keys()].map(i => ({n: i, seat: i % 2, action: 0,"
         "  text: 'play the 5 from their hand stack 1 on build pile 3'}))});"
-        "const keep = L.entries; L.entries = st.log; L.drawn = -1;"  # drawn whole
+        "const keep = L.entries; L.entries = st.log; L.lo = null;"  # drawn anew
         "drawLog(st); const box = document.querySelector('#log-box').getBoundingClientRect();"
         "const out = [...document.querySelectorAll('#log li .n')].map(e => { const r = e.getBoundingClientRect();"
         "  return [e.textContent, r.left >= box.left - 0.5 && e.scrollWidth <= e.clientWidth + 0.5]; });"
-        "L.entries = keep; L.drawn = -1; drawLog(S.state); return out;")
+        "L.entries = keep; L.lo = null; drawLog(S.state); return out;")
     assert [t for t, _ in nums] == [f"{i}." for i in range(1, 124)]
     assert all(ok for _, ok in nums), [t for t, ok in nums if not ok][:5]
+    # a log of 1,000 moves draws its latest WINDOW lines (300), then appends and drops; a replay draws the
+    # lines around its current move and re-marks only those between two steps
+    got = browser.execute_script(
+        "const mk = (k) => [...Array(k).keys()].map(i => ({n: i, seat: i % 2, action: 0, text: 'pass'}));"
+        "const keep = L.entries, nums = () => [...document.querySelectorAll('#log li .n')].map(e => e.textContent);"
+        "const out = {}; const st = Object.assign({}, S.state, {log: null});"
+        "L.entries = mk(1000); L.lo = null; drawLog(st);"
+        "out.live = [nums().length, nums()[0], nums().at(-1), document.querySelector('#log-gap').textContent];"
+        "L.entries.push(...mk(5)); drawLog(st); out.more = [nums().length, nums()[0], nums().at(-1)];"
+        "L.lo = null; drawLog(st, 500); out.replay = [nums().length, document.querySelector('#log li.now .n').textContent,"
+        "  document.querySelectorAll('#log li.later').length];"
+        "drawLog(st, 510); out.step = [document.querySelector('#log li.now .n').textContent,"
+        "  document.querySelectorAll('#log li.now').length, document.querySelectorAll('#log li.later').length];"
+        "L.entries = keep; L.lo = null; drawLog(S.state); return out;")
+    assert got["live"] == [300, "701.", "1000.", "… 700 earlier moves"], got
+    assert got["more"] == [300, "706.", "1005."], got
+    assert got["replay"][:2] == [300, "500."] and got["step"][:2] == ["510.", 1], got
+    assert got["replay"][2] - got["step"][2] == 10, got
 
 
 def _contrast(a, b):

@@ -504,10 +504,12 @@ function drawResult(st) {
   res.appendChild(bar);
 }
 
-// the log the page holds (the entries 0..n-1 of the game or record it shows) and how much of it is
-// drawn: the server sends only the entries the page does not hold yet, the page appends them, so a step
-// costs the same at move 20,000 as at move 1
-const L = { key: null, entries: [], drawn: 0, upto: null };
+// the log the page holds (the entries 0..n-1 of the game or record it shows) and the lines of it drawn
+// (lo..hi-1): the server sends only the entries the page does not hold yet, the page appends them, and
+// at most WINDOW lines are drawn (the latest ones, or in a replay those around the current move), so a
+// step costs the same at move 20,000 as at move 1
+const WINDOW = 300;
+const L = { key: null, entries: [], lo: null, hi: 0, upto: null };
 
 function logKey() { return `${S.kind}|${S.id}|${S.token ? "" : S.watch}`; }
 
@@ -517,15 +519,10 @@ function since() { return L.key === logKey() ? L.entries.length : 0; }
 // log. False when the response leaves a gap (it answers an older request): the page asks again, whole.
 function mergeLog(st) {
   const key = logKey();
-  if (L.key !== key) { L.key = key; L.entries = []; L.drawn = 0; L.upto = null; $("#log").innerHTML = ""; }
+  if (L.key !== key) { L.key = key; L.entries = []; L.lo = null; }
   const from = st.log_from || 0;
   if (from > L.entries.length) { L.key = null; return false; }
-  if (from < L.entries.length) {
-    L.entries.length = from;
-    const log = $("#log");
-    while (log.children.length > from) log.lastElementChild.remove();
-    L.drawn = Math.min(L.drawn, from);
-  }
+  if (from < L.entries.length) { L.entries.length = from; L.lo = null; }
   for (const e of st.log) L.entries.push(e);
   st.log = L.entries;
   return true;
@@ -554,29 +551,45 @@ function logItem(st, e, i, upto) {
   return li;
 }
 
-// the log: new entries appended; in a replay only the entries between the old and the new step change
-// their marks (later / now)
+// the log: the lines lo..hi-1 of it; a live game's new entries are appended (the oldest lines beyond
+// WINDOW dropped), a replay's step re-marks only the lines between the old and the new move (later / now),
+// and the window is drawn anew only when the current move leaves it
 function drawLog(st, upto) {
   const log = $("#log");
-  if (log.children.length !== L.drawn) { log.innerHTML = ""; L.drawn = 0; L.upto = null; }
-  log.style.setProperty("--nw", `${String(L.entries.length).length + 1}ch`);
-  if (upto !== undefined && L.upto !== null && L.upto !== upto) {
-    const items = log.children;
-    const [a, b] = [Math.min(L.upto, upto), Math.max(L.upto, upto)];
-    for (let i = a; i < b && i < L.drawn; i++) items[i].classList.toggle("later", i >= upto);
-    if (L.upto > 0 && items[L.upto - 1]) items[L.upto - 1].classList.remove("now");
-    if (upto > 0 && items[upto - 1]) items[upto - 1].classList.add("now");
+  const n = L.entries.length;
+  const live = upto === undefined;
+  let lo = live ? Math.max(0, n - WINDOW) : Math.max(0, Math.min(upto - WINDOW / 2, n - WINDOW));
+  const drawn = L.lo !== null && log.children.length === L.hi - L.lo;
+  const inside = drawn && (live ? L.upto === null && n >= L.hi : L.upto !== null &&
+    (L.lo === 0 || upto - 1 >= L.lo + 20) && (L.hi === n || upto - 1 < L.hi - 20));
+  if (!inside) {
+    log.innerHTML = "";
+    L.lo = L.hi = lo;
+    L.upto = live ? null : upto;
+  } else if (!live && L.upto !== upto) {
+    const items = log.children, a = Math.min(L.upto, upto), b = Math.max(L.upto, upto);
+    for (let i = a; i < b; i++) if (i >= L.lo && i < L.hi) items[i - L.lo].classList.toggle("later", i >= upto);
+    if (L.upto > L.lo && L.upto - 1 < L.hi) items[L.upto - 1 - L.lo].classList.remove("now");
+    if (upto > L.lo && upto - 1 < L.hi) items[upto - 1 - L.lo].classList.add("now");
+    L.upto = upto;
   }
   const frag = document.createDocumentFragment();
-  for (let i = L.drawn; i < L.entries.length; i++) frag.appendChild(logItem(st, L.entries[i], i, upto));
+  const hi = live ? n : inside ? L.hi : Math.min(n, lo + WINDOW);
+  for (let i = L.hi; i < hi; i++) frag.appendChild(logItem(st, L.entries[i], i, upto));
   log.appendChild(frag);
-  L.drawn = L.entries.length;
-  L.upto = upto === undefined ? null : upto;
+  L.hi = hi;
+  if (live) for (; L.lo < lo; L.lo++) log.firstElementChild.remove();  // the oldest lines beyond WINDOW
+  const nw = `${String(n).length + 1}ch`;  // the widest move number (set only when it grows: it restyles every line)
+  if (log.style.getPropertyValue("--nw") !== nw) log.style.setProperty("--nw", nw);
+  const gap = $("#log-gap");
+  gap.hidden = L.lo === 0;
+  gap.textContent = L.lo ? `… ${L.lo} earlier move${L.lo === 1 ? "" : "s"}${live ? "" : " (the slider reaches them)"}` : "";
+  log.start = L.lo + 1;
   // keep the latest (or, in a replay, the current) move in sight, scrolling the log box only
-  const now = upto === undefined ? log.lastElementChild : (upto > 0 ? log.children[upto - 1] : null);
+  const now = live ? log.lastElementChild : (upto > L.lo ? log.children[upto - 1 - L.lo] : null);
   const box = $("#log-box");
   if (now) box.scrollTop = Math.max(0, now.offsetTop - box.offsetTop - box.clientHeight / 2);
-  else if (upto === 0) box.scrollTop = 0;
+  else if (upto === 0 || upto <= L.lo) box.scrollTop = 0;
 }
 
 // a text player's answers to this move's prompt (from the record's telemetry), beside the move
