@@ -5,8 +5,10 @@ A real server (uvicorn, `cardgym.web.run`'s settings) holds
 - a 20,000-move record (two ``expert`` bots of Skip-Bo under rules that never end the game, stopped at
   the move limit), opened in the page; the benchmark presses the right arrow ``--steps`` times and times
   each step from the key press to the table and log drawn (the fetch, the server, the JSON, the drawing
-  and a forced layout), and, as the peer in the same run, a few steps of the page asking for the whole
-  log each time (what the page did before: ``since`` forced to 0, the log drawn anew);
+  and the next frame painted); the peers in the same run: a 200-move record, and a few steps of the page
+  asking for the whole log each time (``since`` forced to 0: the server's answer and the page's merge
+  of 20,000 entries; the page before also drew every line anew, 10-17 s a step on the loaded machine
+  of the figures in docs/web.md);
 - a live bots-only game of the same kind played to move 20,000 (the server's move limit raised by a
   few dozen moves), watched by the page at a pace of one bot move per request: the bytes of each state
   response (``PerformanceResourceTiming.encodedBodySize``) and the time the page takes to show it.
@@ -174,7 +176,7 @@ def main(argv=None):
         results = {}
         for name, record, moves, whole in (("200 moves", short_id, 200, False),
                                            (f"{args.moves} moves", rid, args.moves, False),
-                                           (f"{args.moves}, whole log", rid, args.moves, True)):
+                                           (f"{args.moves}, whole log sent", rid, args.moves, True)):
             drv.get("about:blank")
             drv.get(f"{base}/#/record/{record}")
             wait(drv, f"S.state && S.state.steps === {moves} && L.entries.length === {moves}")
@@ -185,8 +187,8 @@ def main(argv=None):
             print(f"  {name:24s} CPU {cpu:8.1f} a step; wall median {statistics.median(ms):8.1f}, worst "
                   f"{max(ms):8.1f} ({len(ms)} steps)")
         small, big, whole = (results[k][1] for k in results)
-        print(f"  CPU a step at {args.moves} moves / at 200 moves: {big / small:.2f}; the whole log each step "
-              f"(the page before): {whole / big:.0f}x")
+        print(f"  CPU a step at {args.moves} moves / at 200 moves: {big / small:.2f}; with the whole log sent "
+              f"each step: {whole / big:.0f}x")
 
         drv.get("about:blank")
         drv.execute_cdp_cmd("Network.enable", {})
@@ -208,6 +210,7 @@ def main(argv=None):
         first = drv.execute_script(f"return fetch('/api/games/{live.id}?since=0', {{headers: {{'X-Page': 'bench'}}}})"
                                    ".then(r => r.text()).then(t => t.length)")
         print(f"  the whole log's response (before: every step): {first} bytes, {first / max(sizes):.0f}x the largest")
+        print(f"\nload average while measuring: {os.getloadavg()[0]:.1f} ({os.cpu_count()} CPUs)")
     finally:
         drv.quit()
         srv.should_exit = True
