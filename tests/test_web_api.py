@@ -459,6 +459,27 @@ def test_an_opened_records_cost_is_counted_high():
         assert used <= need <= 2 * used + 512 * 1024, (name, tele, used, need)
 
 
+def test_uploads_are_listed_for_their_page_and_a_byte_order_mark_is_no_damage(tmp_path):
+    from cardgym.cli import build_parser
+    from cardgym.web import build_tables, check_host, url
+
+    good = play_recorded("skyjo", ["random", "greedy"], seed=1).save(tmp_path / "good.jsonl")
+    tables = build_tables(build_parser(["serve"]).parse_args(["serve", "--record", str(good)]))
+    c = TestClient(create_app(tables), base_url="http://127.0.0.1:8000")
+    text = (tmp_path / "good.jsonl").read_text()
+    r = c.post("/api/records?name=mine.jsonl", content=("\ufeff" + text).encode(), headers={"X-Page": "page-a"})
+    assert r.status_code == 201, r.text
+    mine = {x["name"] for x in c.get("/api/games", headers={"X-Page": "page-a"}).json()["records"]}
+    theirs = {x["name"] for x in c.get("/api/games", headers={"X-Page": "page-b"}).json()["records"]}
+    assert mine == {"good.jsonl", "mine.jsonl"} and theirs == {"good.jsonl"}
+    # the URL printed answers: another loopback address is allowed, an IPv6 one is in brackets
+    args = build_parser(["serve"]).parse_args(["serve", "--host", "127.0.0.2"])
+    assert "127.0.0.2" in check_host(args) and url("127.0.0.2", 8000) == "http://127.0.0.2:8000/"
+    assert url("::1", 8000) == "http://[::1]:8000/"
+    c2 = TestClient(create_app(Tables(), allowed_hosts=check_host(args)), base_url="http://127.0.0.2:8000")
+    assert c2.get("/api/games").status_code == 200
+
+
 def test_left_and_idle_games_end_and_free_their_slot():
     from cardgym.web.tables import GRACE
 

@@ -654,6 +654,7 @@ def test_watch_agent_against_expert_with_its_probabilities(server, browser, tmp_
                            "s.dispatchEvent(new Event('change'));")
     wait(browser, "S.state.viewer === 0 && S.state.log.filter(e => e.policy).length >= 3")
     assert browser.find_elements(By.CSS_SELECTOR, "#log .policy .bar-p")
+    assert "(you)" not in browser.find_element(By.ID, "board").text  # a spectator of seat 0 is not "you"
     assert "value" in browser.find_element(By.CSS_SELECTOR, "#log .policy").text
     no_overflow(browser)
     resize(browser, LAPTOP)
@@ -762,3 +763,27 @@ def test_forty_games_started_and_left_from_fresh_pages(server, browser):
     ended = [tables.live[g].stopped for g in started[:-1]]
     assert all("left" in e or "closed" in e for e in ended), ended
     other_browser()
+
+
+def test_a_stopped_game_says_why_and_a_target_outline_wins(server, browser, tmp_path):
+    """A game ended before its end (here: its page left, as the server says) shows the game-over box
+    with the reason; the record is offered once; a place a card can go keeps its outline on a pile that
+    just lost a card."""
+    base, tables = server
+    for name, size in (("phone", PHONE), ("laptop", (1280, 800))):
+        resize(browser, size)
+        browser.get("about:blank")
+        gid = start(browser, base, "skyjo", ["person", "expert"], seed=7)
+        tables.live[gid].end("the game was ended: player_0 left")
+        browser.execute_script("refresh()")
+        wait(browser, "!document.querySelector('#result').hidden")
+        text = browser.find_element(By.ID, "result").text
+        assert "Game over: the game was ended: player_0 left" in text and "Download the record" in text
+        assert browser.execute_script("return document.querySelector('#download').hidden")
+        no_overflow(browser)
+        check_screenshot(browser, f"stopped-{name}", tmp_path)
+    style = browser.execute_script(
+        "const d = document.createElement('div'); d.className = 'card target from';"
+        "document.querySelector('#table-area').appendChild(d); const s = getComputedStyle(d).outlineStyle;"
+        "d.remove(); return s;")
+    assert style == "dashed"

@@ -103,6 +103,8 @@ def check_host(args) -> list:
     """The Host names the server answers to: the loopback names, ``--allow-host`` and a non-loopback
     ``--host`` itself. Binding beyond loopback without ``--public`` ends the command (exit 2)."""
     allowed = list(args.allow_host or [])
+    if is_loopback(args.host) and args.host.strip("[]").lower() not in ("127.0.0.1", "localhost", "::1"):
+        allowed.append(args.host)  # another loopback address (127.0.0.2): the URL printed must answer
     if not is_loopback(args.host):
         if not args.public:
             print(f"cardgym serve: --host {args.host} serves other machines too: the web table has no "
@@ -219,6 +221,12 @@ def run(app, host: str, port: int) -> None:
                 timeout_keep_alive=KEEP_ALIVE, limit_concurrency=MAX_CONNECTIONS, timeout_graceful_shutdown=5)
 
 
+def url(host: str, port: int) -> str:
+    """The address to open: an IPv6 address in brackets (``http://[::1]:8000/``)."""
+    h = host.strip("[]")
+    return f"http://[{h}]:{port}/" if ":" in h else f"http://{h}:{port}/"
+
+
 def cmd_serve(args, extra):
     if extra:
         raise SystemExit(f"cardgym serve: unexpected argument {extra[0]!r}")
@@ -228,9 +236,9 @@ def cmd_serve(args, extra):
     allowed = check_host(args)
     tables = build_tables(args)
     app = create_app(tables, allowed_hosts=allowed)
-    print(f"cardgym serve: http://{args.host}:{args.port}/  (Ctrl-C stops it)")
+    print(f"cardgym serve: {url(args.host, args.port)}  (Ctrl-C stops it)")
     run(app, args.host, args.port)
     tables.close()
 
 
-__all__ = ["build_tables", "check_host", "cmd_serve", "is_loopback", "parse_models", "run", "timed_protocol"]
+__all__ = ["build_tables", "check_host", "cmd_serve", "is_loopback", "parse_models", "run", "timed_protocol", "url"]

@@ -203,7 +203,7 @@ def create_app(tables: Tables | None = None, allowed_hosts=(), settle: float = S
             if t is not None and t.status != out["status"]:
                 out = {**out, "status": t.status, "message": "" if t.ready else f"the table could not be prepared: {t.error}"}
             return JSONResponse(out, status_code=201)
-        return JSONResponse({"games": catalogue_now(), "records": tables.list_records(), "pace": tables.pace,
+        return JSONResponse({"games": catalogue_now(), "records": tables.list_records(_page(request)), "pace": tables.pace,
                              "limits": {"max_games": tables.max_games, "per_client": tables.per_client,
                                         "in_progress": tables.in_progress(), "max_moves": tables.max_moves,
                                         "record_bytes": MAX_BODY}})
@@ -290,8 +290,9 @@ def create_app(tables: Tables | None = None, allowed_hosts=(), settle: float = S
         if request.method == "POST":
             name = request.query_params.get("name", "upload")[:200]
             text = await _body(request, "text")
-            return JSONResponse(await run_in_threadpool(tables.open_record, text, name), status_code=201)
-        return JSONResponse({"records": tables.list_records()})
+            return JSONResponse(await run_in_threadpool(tables.open_record, text, name, False, _page(request)),
+                                status_code=201)
+        return JSONResponse({"records": tables.list_records(_page(request))})
 
     @off_loop
     def record_state(request):

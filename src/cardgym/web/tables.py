@@ -489,6 +489,7 @@ class OpenRecord:
     states: list
     touched: float = 0.0
     nbytes: int = 0
+    owner: str | None = None  # the page that uploaded it (None: the server's own, listed for everybody)
 
     def state(self, step, seat, since=None) -> dict:
         """The record's state at ``step`` as ``seat`` sees it, with its log from entry ``since`` on (the
@@ -822,10 +823,13 @@ class Tables:
             s.claimed = True
             return {"id": gid, "token": s.token, "seat": seat}
 
-    def open_record(self, text: str, where: str = "upload", pinned: bool = False) -> dict:
+    def open_record(self, text: str, where: str = "upload", pinned: bool = False, owner: str = "") -> dict:
         """Replay a record (refused whole, with its line, if it does not replay) and hold its states;
-        ``pinned`` (the files given to ``cardgym serve --record``) never expire. A record whose states
-        would pass the server's bytes for records (`RECORD_BYTES`) is refused before it is replayed."""
+        ``pinned`` (the files given to ``cardgym serve --record``) never expire and are listed for every
+        page, an upload only for the page that sent it (``owner``, its page id). A record whose replay
+        would pass the server's bytes for records (`RECORD_BYTES`) is refused before it is replayed. A
+        UTF-8 byte-order mark (some editors write one) is not part of the record."""
+        text = text[1:] if text.startswith("\ufeff") else text
         try:
             rec = parse_record(text, where)
             game = cardgym.get_game(rec.game)
@@ -839,14 +843,18 @@ class Tables:
             self._record_room(need)
             rid = secrets.token_urlsafe(8)
             self.records[rid] = OpenRecord(rid, env.game, env.rules, rec, states, nbytes=need,
-                                           touched=math.inf if pinned else self.clock())
+                                           touched=math.inf if pinned else self.clock(),
+                                           owner=None if pinned else str(owner))
         return {"id": rid, "steps": len(states) - 1, "game": env.game.name, "name": where}
 
-    def list_records(self) -> list:
+    def list_records(self, page: str | None = None) -> list:
+        """The opened records a page sees: the server's own (``--record``) and those it uploaded (``page``,
+        its page id; None: every record)."""
         with self.lock:
             self._purge()
             return [{"id": r.id, "game": r.game.name, "title": r.game.title, "name": r.record.where,
-                     "steps": len(r.states) - 1} for r in self.records.values()]
+                     "steps": len(r.states) - 1} for r in self.records.values()
+                    if page is None or r.owner is None or r.owner == page]
 
 
 def state_bytes(game, rules=None) -> int:

@@ -110,6 +110,16 @@ function fillGame() {
   fillSeats();
 }
 
+// a game picked in the form starts compiling its kernels (and its bots') on the server at once
+function prepareGame() {
+  const cfg = gameConfig();
+  const g = CAT && CAT.games.find((x) => x.name === cfg.game);
+  if (!g || g.status === "ready") return;
+  api("POST", "/api/prepare", { game: cfg.game, seats: cfg.seats }).then((r) => {
+    if (r.status === "ready") g.status = "ready";
+  }).catch(() => {});
+}
+
 function gameConfig() {
   const n = +$("#f-players").value;
   const rules = {};
@@ -199,7 +209,7 @@ async function showHome() {
   recs.innerHTML = "";
   for (const r of data.records) {
     const li = el("li");
-    const a = el("a", null, `${r.name}: ${r.title}, ${r.steps} moves`);
+    const a = el("a", null, `${r.name}: ${r.title}, ${r.steps} move${r.steps === 1 ? "" : "s"}`);
     a.href = `#/record/${r.id}`;
     li.appendChild(a);
     recs.appendChild(li);
@@ -352,7 +362,7 @@ function regionEl(r, pal, title, opp) {
   if (r.you) box.classList.add("you");
   if (opp) box.classList.add("opp");
   if (r.team !== null && r.team !== undefined) box.classList.add(`team${r.team}`);
-  const h = el("h4", null, r.title);
+  const h = el("h4", null, S.token || S.kind !== "live" ? r.title : r.title.replace(" (you)", ""));
   if (r.active) h.appendChild(el("span", "tag", "to play"));
   if (r.team !== null && r.team !== undefined) h.appendChild(el("span", "tag", `team ${"ABCDEFGH"[r.team] || r.team}`));
   box.setAttribute("aria-label", h.textContent);
@@ -400,7 +410,7 @@ function moveLine(st, from, to) {
     else parts[parts.length - 1] += `; then ${t || e.text}`;
   }
   const skipped = to - from - log.length;
-  return (skipped > 0 ? `(${skipped} earlier moves) ` : "") + parts.join(". ");
+  return (skipped > 0 ? `(${skipped} earlier move${skipped === 1 ? "" : "s"}) ` : "") + parts.join(". ");
 }
 
 function drawTable(st) {
@@ -410,7 +420,7 @@ function drawTable(st) {
   const status = $("#status");
   status.innerHTML = "";
   status.appendChild(el("span", "title", v.title));
-  for (const l of v.lines) status.appendChild(el("span", "line", l));
+  for (const l of v.lines) status.appendChild(el("span", "line", S.token || S.kind !== "live" ? l : l.replace(" (you)", "")));
   const last = $("#last-move");
   last.hidden = !S.lastLine;
   last.textContent = S.lastLine ? `Last move: ${S.lastLine}` : "";
@@ -443,6 +453,12 @@ function drawResult(st) {
   const v = st.view;
   const res = $("#result");
   res.innerHTML = "";
+  if (!v.result && st.kind === "live" && st.over) {  // stopped (the move limit, its page left): why, in words
+    res.hidden = false;
+    res.appendChild(el("h2", null, `Game over: ${st.outcome || "the game was stopped"}`));
+    res.appendChild(resultBar(st));
+    return;
+  }
   if (!v.result) { res.hidden = true; return; }
   res.hidden = false;
   const r = v.result;
@@ -485,6 +501,11 @@ function drawResult(st) {
     table.appendChild(tr);
   }
   res.appendChild(table);
+  res.appendChild(resultBar(st));
+}
+
+// the game-over box's buttons: a rematch, the record, the front page
+function resultBar(st) {
   const bar = el("div", "bar");
   if (st.kind === "live" && sessionStorage.getItem(`cfg:${st.id}`)) {
     const b = el("button", null, "Rematch");
@@ -501,7 +522,7 @@ function drawResult(st) {
   const home = el("a", "button", "Front page");
   home.href = "#/";
   bar.appendChild(home);
-  res.appendChild(bar);
+  return bar;
 }
 
 // the log the page holds (the entries 0..n-1 of the game or record it shows) and the lines of it drawn
@@ -743,7 +764,8 @@ async function play(action) {
 // ---------------------------------------------------------------------------------- the pages
 function show(st) {
   // a half-made move (a card picked) survives a refresh that changed nothing
-  const same = S.state && S.state.id === st.id && S.state.step === st.step && S.state.viewer === st.viewer;
+  const same = S.state && S.state.id === st.id && S.state.step === st.step && S.state.viewer === st.viewer &&
+    S.state.over === st.over;
   S.state = st;
   if (!same) S.sel = [];
   // the last move: what changed since the state this page showed last (same game, same seat's view)
@@ -766,9 +788,7 @@ function show(st) {
     drawLog(st, st.kind === "replay" ? st.step : undefined);
   }
   mark();
-  const dl = $("#download");
-  dl.hidden = !(st.kind === "live" && st.over);
-  if (st.kind === "live") dl.href = `/api/games/${st.id}/record`;
+  $("#download").hidden = true;  // the game-over box offers the record
   $("#where").textContent = st.kind === "replay" ? `${st.title}: replay` :
     `${st.title}: ${S.token ? `you are player_${st.viewer}` : "watching"}`;
   const inv = $("#invite");
@@ -876,7 +896,7 @@ async function route() {
 }
 
 function init() {
-  $("#f-game").onchange = fillGame;
+  $("#f-game").onchange = () => { fillGame(); prepareGame(); };
   $("#f-players").onchange = fillSeats;
   $("#new-game").onsubmit = (ev) => { ev.preventDefault(); startGame(gameConfig()); };
   $("#new-same").onclick = () => { const c = sessionStorage.getItem(`cfg:${S.id}`); if (c) startGame(JSON.parse(c)); };
