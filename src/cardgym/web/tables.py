@@ -691,8 +691,21 @@ class Tables:
 
     def create(self, body, client=()) -> dict:
         """A new table from the page's request (``client``: who asks, for the per-client bound). The
-        body is checked whole first; the table opens at once if its kernels are ready, else it is
-        prepared by the worker and its state says ``preparing`` meanwhile."""
+        body is checked whole first (`_parse`, `_players`); the table opens at once if its kernels are
+        ready, else it is prepared by the worker and its state says ``preparing`` meanwhile."""
+        req = self._parse(body)
+        players = self._players(req, body["seats"])
+        t = self._register(req, players, client)
+        first = next((s for s in players if s.kind == PERSON), None)
+        if first is not None:
+            first.claimed = True
+        return {"id": t.id, "token": first.token if first is not None else None,
+                "seat": players.index(first) if first is not None else None,
+                "status": t.status, "message": t.preparing if t.status == "preparing" else ""}
+
+    def _parse(self, body) -> dict:
+        """The request's game, player count, rule options (checked by the game's rules), seed and pace,
+        refused (400) with what was wrong."""
         if not isinstance(body, dict):
             raise Refused(400, "the body must be a JSON object {game, num_players, seats, rules, seed}")
         unknown = sorted(set(body) - {"game", "num_players", "seats", "rules", "seed", "pace"})
@@ -731,6 +744,13 @@ class Tables:
             checked = game.make_rules(num_players=n, **rules)
         except (TypeError, ValueError, OverflowError) as exc:
             raise Refused(400, f"rules not accepted: {exc}") from None
+        return {"name": name, "game": game, "n": n, "rules": rules, "checked": checked, "seed": seed,
+                "pace": float(pace)}
+
+    def _players(self, req: dict, seats: list) -> list:
+        """One `Seat` per seat name: a person (with a fresh token), a bot, a text player, the shipped agent
+        or a model given to ``cardgym serve --model``."""
+        name, game, checked = req["name"], req["game"], req["checked"]
         players = []
         for i, who in enumerate(seats):
             if who == PERSON:
@@ -752,45 +772,46 @@ class Tables:
                 raise Refused(400, f"seat {i}: {who!r} is not 'person', a bot of {name} {list(game.bots)}, "
                                    f"'agent' or a model given to cardgym serve --model "
                                    f"{sorted(k for k, (g, _) in self.models.items() if g == name)}")
-        bots = [s.name for s in players if s.kind == "bot"]
+        return players
+
+    def _register(self, req: dict, players: list, client) -> LiveTable:
+        """The table, counted against the bounds (refused 429 beyond them), then opened: at once when its
+        kernels are ready, else by the preparing worker once they are."""
+        game = req["game"]
         with self.lock:
             self._room(client)
             gid = secrets.token_urlsafe(8)
-            t = LiveTable(gid, game, None, None, players, float(pace), touched=self.clock(), clock=self.clock,
+            t = LiveTable(gid, game, None, None, players, req["pace"], touched=self.clock(), clock=self.clock,
                           status="preparing", client=client, max_moves=self.max_moves,
                           preparing=self.preparing_message(game))
             self.live[gid] = t
-        futs = self.prepare(game, bots)
-
-        def build(_=None):
-            try:
-                for f in futs:
-                    f.result()
-                mod = importlib.import_module(cardgym.GAMES[name].module)
-                env = mod.raw_env(num_players=n, **rules)
-                entries = [player_file_entry(game, self.models[s.name][1], n) if s.kind == "model"
-                           else s.policy.record_entry() if s.kind == "text" else s.name for s in players]
-                rec = GameRecorder(env, entries)
-                rec.reset(seed=seed)
-            except Exception as exc:  # a compile or env failure: the table says so instead of hanging
-                with t.lock:
-                    t.status, t.error = "failed", f"{type(exc).__name__}: {exc}"
-                return
-            with t.lock:
-                t.env, t.recorder, t.status = env, rec, "playing"
-                t.last_move = time.monotonic()
-
+        futs = self.prepare(game, [s.name for s in players if s.kind == "bot"])
         if all(f.done() for f in futs):
-            build()
+            self._open(t, req, futs)
         else:
-            self._worker.submit(build)
-        token = None
-        first = next((s for s in players if s.kind == PERSON), None)
-        if first is not None:
-            first.claimed = True
-            token = first.token
-        return {"id": gid, "token": token, "seat": players.index(first) if first is not None else None,
-                "status": t.status, "message": t.preparing if t.status == "preparing" else ""}
+            self._worker.submit(self._open, t, req, futs)
+        return t
+
+    def _open(self, t: LiveTable, req: dict, futs: list) -> None:
+        """Make the table's env and its recorder (after its kernels' compiles ``futs``); a compile or env
+        failure marks the table failed, with the reason, instead of leaving it preparing."""
+        n, players = req["n"], t.seats
+        try:
+            for f in futs:
+                f.result()
+            mod = importlib.import_module(cardgym.GAMES[req["name"]].module)
+            env = mod.raw_env(num_players=n, **req["rules"])
+            entries = [player_file_entry(req["game"], self.models[s.name][1], n) if s.kind == "model"
+                       else s.policy.record_entry() if s.kind == "text" else s.name for s in players]
+            rec = GameRecorder(env, entries)
+            rec.reset(seed=req["seed"])
+        except Exception as exc:  # noqa: BLE001 - the table says so instead of hanging
+            with t.lock:
+                t.status, t.error = "failed", f"{type(exc).__name__}: {exc}"
+            return
+        with t.lock:
+            t.env, t.recorder, t.status = env, rec, "playing"
+            t.last_move = time.monotonic()
 
     def leave(self, gid, token, client=(), soon: bool = False) -> dict:
         """A page leaves a game: the page playing a seat (its token), or the page that started a bots-only
