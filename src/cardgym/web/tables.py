@@ -434,17 +434,22 @@ class LiveTable:
         return out
 
 
+def _count_in(value, n: int, what: str) -> int:
+    """``value`` (a query parameter) as an integer 0..n, refused (400) naming ``what`` otherwise."""
+    try:
+        k = int(value)
+    except (TypeError, ValueError):
+        raise Refused(400, f"{what} must be an integer 0..{n}, got {value!r}") from None
+    if not 0 <= k <= n:
+        raise Refused(400, f"{what} must be 0..{n}, got {k}")
+    return k
+
+
 def log_start(since, n: int) -> int:
     """The first log entry a response carries: ``since`` (the entries a page holds), 0 when None."""
     if since is None or since == "":
         return 0
-    try:
-        k = int(since)
-    except (TypeError, ValueError):
-        raise Refused(400, f"since must be the number of log entries the page holds (0..{n}), got {since!r}") from None
-    if not 0 <= k <= n:
-        raise Refused(400, f"since must be 0..{n} (the log has {n} entries), got {k}")
-    return k
+    return _count_in(since, n, f"since (the number of log entries the page holds; the log has {n})")
 
 
 def _plain_result(res: dict) -> dict:
@@ -495,12 +500,7 @@ class OpenRecord:
         """The record's state at ``step`` as ``seat`` sees it, with its log from entry ``since`` on (the
         whole log when None; a page that holds it sends its length and gets one step's worth)."""
         n = len(self.states) - 1
-        try:
-            k = int(step)
-        except (TypeError, ValueError):
-            raise Refused(400, f"step must be an integer 0..{n}, got {step!r}") from None
-        if not 0 <= k <= n:
-            raise Refused(400, f"step must be 0..{n}, got {k}")
+        k = _count_in(step, n, "step")
         players = len(self.record.header["players"])
         if seat in (None, "", "none", "table"):
             viewer = None
