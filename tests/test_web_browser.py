@@ -435,12 +435,18 @@ def test_the_preparing_state_and_the_servers_pace(server, browser):
     old = tables.pace
     tables.pace = 0.25
     try:
+        # picking a game not yet compiled starts its preparation on the server at once
         browser.execute_script(
+            "window.__prep = []; const real2 = window.fetch; window.fetch = (u, o) => {"
+            "  if (u === '/api/prepare') window.__prep.push(JSON.parse(o.body).game); return real2(u, o); };"
+            "CAT.games.find(g => g.name === 'skyjo').status = 'cold';"
             "const f = document.querySelector('#f-game'); f.value = 'skyjo'; f.dispatchEvent(new Event('change'));"
             "document.querySelector('#f-seat-0').value = 'person';")
+        assert wait(browser, "window.__prep.length && window.__prep") == ["skyjo"]
         browser.find_element(By.ID, "f-start").click()
         wait(browser, "!document.querySelector('#preparing').hidden")
-        assert browser.find_element(By.ID, "preparing").text == "preparing Skyjo (first use, ~10 s)…"
+        assert browser.find_element(By.ID, "preparing").text == \
+            "preparing Skyjo (first use in this server: compiling, about 10-40 s)…"
         wait(browser, "S.state && S.state.kind === 'live'")
         assert not browser.find_element(By.ID, "preparing").is_displayed()
         assert tables.live[browser.execute_script("return S.id")].pace == 0.25

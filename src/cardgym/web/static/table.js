@@ -24,7 +24,8 @@ function preparing(text) {
 }
 
 async function slow(promise, text, after) {
-  const t = setTimeout(() => preparing(text), after === undefined ? 600 : after);
+  // shown at once when it already shows (a table still preparing): no gap between two requests
+  const t = setTimeout(() => preparing(text), !$("#preparing").hidden ? 0 : after === undefined ? 600 : after);
   try { return await promise; } finally { clearTimeout(t); preparing(""); }
 }
 
@@ -33,7 +34,7 @@ function gameTitle(name) {
   return g ? g.title : name;
 }
 
-function prepText(name) { return `preparing ${gameTitle(name)} (first use, ~10 s)…`; }
+function prepText(name) { return `preparing ${gameTitle(name)} (first use in this server: compiling, about 10-40 s)…`; }
 
 // every request says which page it comes from (the server's bounds are per page, not per machine)
 function apiOpts(method, headers) {
