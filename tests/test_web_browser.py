@@ -639,6 +639,13 @@ def test_open_a_replay_step_scrub_and_switch_views(server, browser, tmp_path):
     no_overflow(browser)
     assert browser.find_element(By.ID, "last-move").text.startswith("Last move: player_")
     assert browser.find_elements(By.CSS_SELECTOR, "#table-area .card.moved, #table-area .card.from")
+    # ... its buttons on the screen without scrolling (fixed at its bottom), the table's top in sight too
+    browser.execute_script("window.scrollTo(0, 0)")
+    bar = browser.execute_script("const r = document.querySelector('#replay-bar').getBoundingClientRect();"
+                                 "return [r.top, r.bottom, window.innerHeight];")
+    assert 0 < bar[0] and bar[1] <= bar[2], bar
+    check_screenshot(browser, "phone-replay", tmp_path)
+    assert "(you)" not in browser.find_element(By.ID, "board").text  # a replay has no "you"
 
 
 def test_watch_agent_against_expert_with_its_probabilities(server, browser, tmp_path):

@@ -363,7 +363,7 @@ function regionEl(r, pal, title, opp) {
   if (r.you) box.classList.add("you");
   if (opp) box.classList.add("opp");
   if (r.team !== null && r.team !== undefined) box.classList.add(`team${r.team}`);
-  const h = el("h4", null, S.token || S.kind !== "live" ? r.title : r.title.replace(" (you)", ""));
+  const h = el("h4", null, S.token ? r.title : r.title.replace(" (you)", ""));
   if (r.active) h.appendChild(el("span", "tag", "to play"));
   if (r.team !== null && r.team !== undefined) h.appendChild(el("span", "tag", `team ${"ABCDEFGH"[r.team] || r.team}`));
   box.setAttribute("aria-label", h.textContent);
@@ -421,7 +421,7 @@ function drawTable(st) {
   const status = $("#status");
   status.innerHTML = "";
   status.appendChild(el("span", "title", v.title));
-  for (const l of v.lines) status.appendChild(el("span", "line", S.token || S.kind !== "live" ? l : l.replace(" (you)", "")));
+  for (const l of v.lines) status.appendChild(el("span", "line", S.token ? l : l.replace(" (you)", "")));
   const last = $("#last-move");
   last.hidden = !S.lastLine;
   last.textContent = S.lastLine ? `Last move: ${S.lastLine}` : "";
