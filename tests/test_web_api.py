@@ -95,6 +95,7 @@ def test_a_whole_skyjo_game_against_expert_leaks_nothing():
         st = c.post(f"/api/games/{gid}/move", json={"action": a, "step": st["step"]}, headers=hdr(tok)).json()
         moves += 1
     assert moves > 10 and st["view"]["result"]["winners"]
+    assert len(st["rounds"]) == 1 and st["rounds"][0]["round"] == 1  # what the page announces at a round's end
     log = c.get(f"/api/games/{gid}", headers=hdr(tok)).json()["log"]  # no since: the whole log
     assert len(log) == st["step"] and {e["seat"] for e in log} == {0, 1} and all("policy" not in e for e in log)
     watcher = c.get(f"/api/games/{gid}").json()  # a page without a token: the public table

@@ -781,7 +781,14 @@ function show(st) {
     S.moved = null;
     S.lastLine = st.step > 0 ? moveLine(st, st.step - 1, st.step) : "";
   }
-  S.prev = { key, step: st.step, snap };
+  // a round or hand that just ended is announced with its scores (the status line is read out)
+  const rounds = st.rounds || [];
+  if (S.prev && S.prev.key === key && rounds.length > (S.prev.rounds || 0)) {
+    const r = rounds[rounds.length - 1];
+    const who = r.scores.map((x, i) => `${seatName(st, i)} ${x}`).join(", ");
+    say(`Round ${r.round} is over: ${who}; totals ${r.totals.join(", ")}`, true);
+  }
+  S.prev = { key, step: st.step, snap, rounds: rounds.length };
   // a refresh that changed nothing leaves the table as it is (a focused card keeps the focus)
   if (!same || !$("#table-area").children.length) {
     drawTable(st);
