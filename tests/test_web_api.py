@@ -433,6 +433,7 @@ def test_the_log_is_sent_from_what_the_page_holds():
     assert c.get(f"/api/records/{rid}?step=5&since={len(rec.actions) + 1}").status_code == 400
 
 
+@pytest.mark.slow
 def test_an_opened_records_cost_is_counted_high():
     """`record_cost` counts at least what tracemalloc sees a record's replay hold (with a text player's
     long answers too), and not more than twice that."""
