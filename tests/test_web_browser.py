@@ -502,6 +502,12 @@ def test_a_fan_of_any_size_can_be_clicked_and_a_long_log_keeps_its_numbers(serve
         "const out = {}; const st = Object.assign({}, S.state, {log: null});"
         "L.entries = mk(1000); L.lo = null; drawLog(st);"
         "out.live = [nums().length, nums()[0], nums().at(-1), document.querySelector('#log-gap').textContent];"
+        # the box shows whole lines at its top (never the lower half of one) and the latest line whole
+        "const box = document.querySelector('#log-box'), b = box.getBoundingClientRect(), t0 = b.top + box.clientTop;"
+        "const lis = [...document.querySelectorAll('#log li')];"
+        "const first = lis.find(li => li.getBoundingClientRect().bottom > t0 + 0.5);"
+        "out.edges = [first.getBoundingClientRect().top >= t0 - 0.5,"
+        "  lis.at(-1).getBoundingClientRect().bottom <= t0 + box.clientHeight + 0.5, box.scrollTop > 0];"
         "L.entries.push(...mk(5)); drawLog(st); out.more = [nums().length, nums()[0], nums().at(-1)];"
         "L.lo = null; drawLog(st, 500); out.replay = [nums().length, document.querySelector('#log li.now .n').textContent,"
         "  document.querySelectorAll('#log li.later').length];"
@@ -510,6 +516,7 @@ def test_a_fan_of_any_size_can_be_clicked_and_a_long_log_keeps_its_numbers(serve
         "L.entries = keep; L.lo = null; drawLog(S.state); return out;")
     assert got["live"] == [300, "701.", "1000.", "… 700 earlier moves"], got
     assert got["more"] == [300, "706.", "1005."], got
+    assert got["edges"] == [True, True, True], got
     assert got["replay"][:2] == [300, "500."] and got["step"][:2] == ["510.", 1], got
     assert got["replay"][2] - got["step"][2] == 10, got
 

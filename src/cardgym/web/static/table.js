@@ -607,11 +607,21 @@ function drawLog(st, upto) {
   gap.hidden = L.lo === 0;
   gap.textContent = L.lo ? `… ${L.lo} earlier move${L.lo === 1 ? "" : "s"}${live ? "" : " (the slider reaches them)"}` : "";
   log.start = L.lo + 1;
-  // keep the latest (or, in a replay, the current) move in sight, scrolling the log box only
+  // keep the latest move in sight at the bottom (in a replay, the current one in the middle), scrolling
+  // the log box only, to the top of a line: the box never shows half of its top line
   const now = live ? log.lastElementChild : (upto > L.lo ? log.children[upto - 1 - L.lo] : null);
   const box = $("#log-box");
-  if (now) box.scrollTop = Math.max(0, now.offsetTop - box.offsetTop - box.clientHeight / 2);
-  else if (upto === 0 || upto <= L.lo) box.scrollTop = 0;
+  if (now) {
+    log.style.paddingBottom = "";
+    const origin = box.getBoundingClientRect().top + box.clientTop - box.scrollTop;
+    const rel = (e) => e.getBoundingClientRect().top - origin;
+    const top = Math.max(0, live ? rel(now) + now.offsetHeight - box.clientHeight : rel(now) - box.clientHeight / 2);
+    const line = [...log.children].find((li) => rel(li) >= top - 0.5);
+    const want = line ? rel(line) : top;
+    const room = box.scrollHeight - box.clientHeight;  // at the end: a little space below the last line
+    if (want > room) log.style.paddingBottom = `${Math.ceil(want - room)}px`;
+    box.scrollTop = want;
+  } else if (upto === 0 || upto <= L.lo) box.scrollTop = 0;
 }
 
 // a text player's answers to this move's prompt (from the record's telemetry), beside the move
