@@ -796,7 +796,7 @@ def test_a_stopped_game_says_why_and_a_target_outline_wins(server, browser, tmp_
         gid = start(browser, base, "skyjo", ["person", "expert"], seed=7)
         # a round's end is announced with its scores (in the status line, read out by screen readers)
         browser.execute_script("show(Object.assign({}, S.state, {log: [], log_from: S.state.step,"
-                               " rounds: [{round: 1, step: 40, scores: [12, 30], totals: [12, 30]}]}))")
+                               " last_round: {round: 1, step: 40, scores: [12, 30], totals: [12, 30]}}))")
         assert browser.find_element(By.ID, "msg").text == \
             "Round 1 is over: player_0 (you) 12, player_1 (expert) 30; totals 12, 30"
         tables.live[gid].end("the game was ended: player_0 left")

@@ -397,8 +397,9 @@ class LiveTable:
         step costs the same at move 20,000 as at move 1). Besides the view and the log: ``status`` (preparing | playing | over | stopped; a table whose preparation failed is
         refused with the reason, 500), ``preparing`` (true until the table opens), ``message`` (what
         the page shows while preparing), ``last`` (the last move in a sentence) and, once
-        over, ``outcome`` (the result in words for this viewer) and ``table`` (`score_table`); ``rounds``:
-        the scores and totals after each round or hand so far (the page announces a round's end)."""
+        over, ``outcome`` (the result in words for this viewer) and ``table`` (`score_table`);
+        ``last_round``: the scores and totals after the last round or hand so far (the page announces a
+        round's end; the list of them all is the game-over table's, so that a step's size stays constant)."""
         seats = [{"seat": i, "kind": s.kind, "name": s.name, "label": f"player_{i} ({s.name})",
                   "claimed": s.claimed or s.kind != PERSON} for i, s in enumerate(self.seats)]
         head = {"id": self.id, "kind": "live", "game": self.game.name, "title": self.game.title,
@@ -426,7 +427,8 @@ class LiveTable:
             "preparing": False,
             "to_act": cur, "waiting": waiting, "over": over,
             "view": view(env.game, env.record, env.rules, viewer, env.action_mask() if viewer == cur else None),
-            "log": log, "log_from": start, "last": self.last_entry(), "message": "", "rounds": self.rounds,
+            "log": log, "log_from": start, "last": self.last_entry(), "message": "",
+            "last_round": self.rounds[-1] if self.rounds else None,
         }
         if over:
             res = _plain_result(env.result())

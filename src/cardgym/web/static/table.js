@@ -792,13 +792,13 @@ function show(st) {
     S.lastLine = st.step > 0 ? moveLine(st, st.step - 1, st.step) : "";
   }
   // a round or hand that just ended is announced with its scores (the status line is read out)
-  const rounds = st.rounds || [];
-  if (S.prev && S.prev.key === key && rounds.length > (S.prev.rounds || 0)) {
-    const r = rounds[rounds.length - 1];
+  const r = st.last_round || null;
+  const round = r ? r.round : 0;
+  if (S.prev && S.prev.key === key && round > (S.prev.round || 0)) {
     const who = r.scores.map((x, i) => `${seatName(st, i)} ${x}`).join(", ");
     say(`Round ${r.round} is over: ${who}; totals ${r.totals.join(", ")}`, true);
   }
-  S.prev = { key, step: st.step, snap, rounds: rounds.length };
+  S.prev = { key, step: st.step, snap, round };
   // a refresh that changed nothing leaves the table as it is (a focused card keeps the focus)
   if (!same || !$("#table-area").children.length) {
     drawTable(st);
