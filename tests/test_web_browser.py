@@ -805,6 +805,7 @@ def test_a_stopped_game_says_why_and_a_target_outline_wins(server, browser, tmp_
         text = browser.find_element(By.ID, "result").text
         assert "Game over: the game was ended: player_0 left" in text and "Download the record" in text
         assert browser.execute_script("return document.querySelector('#download').hidden")
+        assert "to play" not in browser.find_element(By.ID, "table-area").text  # nobody is to play any more
         no_overflow(browser)
         check_screenshot(browser, f"stopped-{name}", tmp_path)
     style = browser.execute_script(

@@ -359,12 +359,13 @@ function pileEl(p, pal, reg, title) {
 function regionEl(r, pal, title, opp) {
   const box = el("section", "region");
   box.dataset.region = r.id;
-  if (r.active) box.classList.add("active");
+  const active = r.active && !(S.state && S.state.over);  // a stopped game has nobody to play
+  if (active) box.classList.add("active");
   if (r.you) box.classList.add("you");
   if (opp) box.classList.add("opp");
   if (r.team !== null && r.team !== undefined) box.classList.add(`team${r.team}`);
   const h = el("h4", null, S.token ? r.title : r.title.replace(" (you)", ""));
-  if (r.active) h.appendChild(el("span", "tag", "to play"));
+  if (active) h.appendChild(el("span", "tag", "to play"));
   if (r.team !== null && r.team !== undefined) h.appendChild(el("span", "tag", `team ${"ABCDEFGH"[r.team] || r.team}`));
   box.setAttribute("aria-label", h.textContent);
   box.appendChild(h);
