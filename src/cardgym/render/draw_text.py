@@ -4,9 +4,14 @@ Every card is a 4-character cell: the number right-aligned, the palette's ``wild
 ``##`` for a face-down card, ``--`` for an empty slot; a highlighted card is in brackets, ``[ 7]``. Fanned piles
 list their cards bottom first, so the last one is the top. A ``stack`` pile shows its top card and
 ``(xN)``, the number of cards in it.
+
+`terminal` lays a scene out for ``cardgym play`` in a terminal of a given size: as `ansi` draws it
+when that leaves room for the moves, else packed (`region_block`) and the other seats side by side.
 """
 
 from __future__ import annotations
+
+import re
 
 from .scene import BANDS, EMPTY, VALUE, WILD, Card, Palette, Pile, Region, Scene, band
 
@@ -83,7 +88,7 @@ def ansi(scene: Scene, color: bool = False) -> str:
 
 
 
-_SGR = __import__("re").compile(r"\x1b\[[0-9;]*m")
+_SGR = re.compile(r"\x1b\[[0-9;]*m")
 
 
 def width_of(text: str) -> int:
