@@ -345,7 +345,7 @@ class LiveTable:
     def text_move(self, seat: int, player) -> tuple:
         """A text player's move and telemetry: its seat's view and the public moves since its last move.
         A forfeit cannot end a live table: it is played as the first legal move (and counted)."""
-        last = next((e["n"] for e in reversed(self.log) if e["seat"] == seat), -1)
+        last = max((e["n"] for e in self.log if e["seat"] == seat), default=-1)
         moves = [f"player_{e['seat']}: {e['text']}" for e in self.log[last + 1:]]
         a, tel = player.decide(self.env.view(seat), moves)
         if a is None:
