@@ -59,7 +59,7 @@ REFUSE = {
     "replay": {"--seat": ["-1", "x"], "--gif": ["", " ", "/proc/cardgym.gif"], "--fps": ["0", "-1", "nan", "inf", "61"]},
     "serve": {"--port": ["0", "-1", "65536", "x"], "--host": ["", " "], "--model": ["", " "],
               "--record": ["", "no/such/record.jsonl"], "--max-games": ["0", "-1", "100000"],
-              "--expire": ["0", "-1", "nan", "inf"], "--pace": ["-1", "nan", "inf", "11"],
+              "--expire": ["0", "-1", "nan", "inf"], "--pace": ["-1", "nan", "inf", "11"], "--idle": ["0", "-1", "nan", "x"],
               "--allow-host": ["", " "], **LLM_REFUSE},
     "bench": {"--seconds": ["0", "-1", "nan", "inf"], "--rounds": ["0", "-1", "x"], "--num-envs": ["0", "-1", "9999999"],
               "--games": ["", "nogame", "skyjo,"], "--json": ["", "/proc/cardgym.json"]},

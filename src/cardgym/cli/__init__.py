@@ -484,6 +484,8 @@ def build_parser(argv=()) -> argparse.ArgumentParser:
     w.add_argument("--expire", type=real(0, 7 * 86400, lo_open=True), default=1800.0,
                    help="seconds after which an untouched game is dropped")
     w.add_argument("--pace", type=real(0, 10), default=0.7, help="seconds between two bot moves (the page's default)")
+    w.add_argument("--idle", type=real(0, 86400, lo_open=True), default=120.0,
+                   help="seconds without a request after which a game in progress is ended (its slot freed)")
     add_llm_options(w)
     w.set_defaults(func=cmd_serve, check=check_serve)
 
