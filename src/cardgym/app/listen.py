@@ -1,7 +1,6 @@
 """Which Host names a cardgym HTTP server answers to, and whether it may listen beyond this machine:
-the ``--host``/``--public``/``--allow-host`` rule of ``cardgym serve`` (`cardgym.web.check_host` and
-`cardgym.web.is_loopback`, worded for the web table), for any command: ``cardgym mcp --http`` uses it. In
-`cardgym.app`, below `cardgym.web`, so that the web table may use it too."""
+the ``--host``/``--public``/``--allow-host`` rule of ``cardgym serve`` (`cardgym.web.check_host`) and
+``cardgym mcp --http``. In `cardgym.app`, below `cardgym.web`, so that both commands share it."""
 
 from __future__ import annotations
 
@@ -24,6 +23,8 @@ def allowed_hosts(host: str, public: bool, allow_host, command: str, what: str) 
     non-loopback ``host`` itself. Binding beyond loopback without ``public`` ends the command (exit 2,
     naming ``command`` and ``what`` it serves)."""
     allowed = list(allow_host or [])
+    if is_loopback(host) and host.strip("[]").lower() not in ("127.0.0.1", "localhost", "::1"):
+        allowed.append(host)  # another loopback address (127.0.0.2): the URL printed must answer
     if not is_loopback(host):
         if not public:
             print(f"{command}: --host {host} serves other machines too: {what} has no accounts and no "

@@ -10,9 +10,8 @@ in ``cardgym/web/static/`` (no build step). docs/web.md describes it.
 
 from __future__ import annotations
 
-import ipaddress
-import sys
 from pathlib import Path
+from cardgym.app.listen import allowed_hosts, is_loopback
 
 #: seconds a connection may stay idle between requests, and may take to send a request's headers
 KEEP_ALIVE = 5
@@ -89,36 +88,11 @@ def build_tables(args):
     return tables
 
 
-def is_loopback(host: str) -> bool:
-    """Whether binding ``host`` serves this machine only (127.0.0.0/8, ::1, localhost)."""
-    if host.strip().lower() == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False
-
-
 def check_host(args) -> list:
     """The Host names the server answers to: the loopback names, ``--allow-host`` and a non-loopback
-    ``--host`` itself. Binding beyond loopback without ``--public`` ends the command (exit 2)."""
-    allowed = list(args.allow_host or [])
-    if is_loopback(args.host) and args.host.strip("[]").lower() not in ("127.0.0.1", "localhost", "::1"):
-        allowed.append(args.host)  # another loopback address (127.0.0.2): the URL printed must answer
-    if not is_loopback(args.host):
-        if not args.public:
-            print(f"cardgym serve: --host {args.host} serves other machines too: the web table has no "
-                  "accounts and no encryption; add --public to do it anyway (and --allow-host NAME for the "
-                  "name other machines use to reach it)", file=sys.stderr)
-            raise SystemExit(2)
-        print(f"cardgym serve: warning: listening on {args.host}, beyond this machine: anyone who can reach "
-              f"it can start games; requests must name one of the allowed hosts", file=sys.stderr)
-        try:
-            if not ipaddress.ip_address(args.host.strip("[]")).is_unspecified:
-                allowed.append(args.host)
-        except ValueError:
-            allowed.append(args.host)
-    return allowed
+    ``--host`` itself. Binding beyond loopback without ``--public`` ends the command (exit 2)
+    (`cardgym.app.listen.allowed_hosts`, shared with ``cardgym mcp --http``)."""
+    return allowed_hosts(args.host, args.public, args.allow_host, "cardgym serve", "the web table")
 
 
 def timed_protocol():
