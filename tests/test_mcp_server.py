@@ -355,7 +355,7 @@ def test_http_plays_a_game_and_refuses_foreign_hosts_origins_and_big_bodies(http
     status, body = _post(http_server.url, INIT, {})
     assert status == 200 and '"serverInfo"' in body
     status, body = _post(http_server.url, INIT, {"Host": "evil.example:80"})
-    assert status == 400 and "does not answer to Host" in body
+    assert status == 400 and "does not answer to Host" in body and "cardgym mcp --http --allow-host" in body
     status, body = _post(http_server.url, INIT, {"Origin": "http://evil.example"})
     assert status == 403 and "Origin" in body
     status, body = _post(http_server.url, b" " * (64 * 1024 + 1), {})

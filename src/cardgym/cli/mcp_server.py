@@ -605,7 +605,7 @@ def http_app(games: Games | None = None, allowed_hosts=(), max_sessions: int = M
         # the guard below checks Host and Origin (the SDK's own check is the same idea, off so that one
         # rule, cardgym serve's, decides)
         transport_security=_no_sdk_guard())
-    return GuardMiddleware(app, allowed_hosts=allowed_hosts)
+    return GuardMiddleware(app, allowed_hosts=allowed_hosts, command="cardgym mcp --http")
 
 
 def _no_sdk_guard():

@@ -80,8 +80,8 @@ class GuardMiddleware:
     request a browser sends from another site (403: an ``Origin`` other than this server's own, or
     ``Sec-Fetch-Site: cross-site``). Plain ASGI, so it wraps the whole app, static files included."""
 
-    def __init__(self, app, allowed_hosts=()):
-        self.app = app
+    def __init__(self, app, allowed_hosts=(), command: str = "cardgym serve"):
+        self.app, self.command = app, command
         self.allowed = {h.lower().strip("[]") for h in (*LOOPBACK, *allowed_hosts)}
 
     async def __call__(self, scope, receive, send):
@@ -92,7 +92,7 @@ class GuardMiddleware:
         problem = None
         if _host_name(host) not in self.allowed:
             problem = (400, f"this server does not answer to Host {host!r}; allowed: {sorted(self.allowed)} "
-                            "(add a name with cardgym serve --allow-host NAME)")
+                            f"(add a name with {self.command} --allow-host NAME)")
         elif scope["method"] in UNSAFE:
             origin = headers.get("origin")
             if origin is not None:
