@@ -223,8 +223,34 @@ def check_spec(ctx: Context) -> None:
     for option in REQUIRED_OPTIONS:
         assert option in rules.as_dict(), f"the rules have no {option!r} option"
     text = page(game.name)
-    assert "version history" in text.lower(), f"the page of {game.name} has no 'Version history' section"
-    assert f"v{game.version}" in text, f"the page's version history does not name v{game.version}"
+    for section, since in PAGE_SECTIONS.items():
+        if section.lower() in text.lower():
+            continue
+        if game.contract >= since:
+            raise AssertionError(f"the page of {game.name} has no {section!r} section "
+                                 f"(required since game contract {since}; the game declares contract={game.contract})")
+        page_section_warning(ctx, section, since)
+    if "version history" in text.lower():
+        assert f"v{game.version}" in text, f"the page's version history does not name v{game.version}"
+
+
+class PageSectionWarning(UserWarning):
+    """A section the game's page lacks that the contract added after the version the game declares:
+    reported by `check_game` (``"passed (warning: ...)"``) and warned, not failed (docs/api.md)."""
+
+
+#: a section of a game's page -> the game contract version that requires it. A game that declares an
+#: older contract (one that declares none is version 1) passes without it, with a warning
+PAGE_SECTIONS = {"Version history": 2}
+
+
+def page_section_warning(ctx: Context, section: str, since: int) -> None:
+    """Report (``ctx.notes``) and warn that the page lacks ``section``, required from contract ``since``."""
+    msg = (f"warning: the page of {ctx.name} has no {section!r} section, required since game contract "
+           f"{since} (the game declares contract={ctx.game.contract}; add the section and "
+           f"from_package(..., contract={since}))")
+    ctx.notes.append(msg)
+    warnings.warn(msg[len("warning: "):], PageSectionWarning, stacklevel=2)
 
 
 @register("pettingzoo_api")
