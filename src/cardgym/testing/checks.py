@@ -361,10 +361,13 @@ def check_reference(ctx: Context) -> None:
 
 @register("hidden_information")
 def check_hidden(ctx: Context) -> None:
-    """Nothing a seat cannot see reaches its observations: re-dealing its hidden cards
-    (a world of the seat, `cardgym.core.spec.worlds.sample_world`) changes none of its observations, under
-    every encoder."""
-    from cardgym.core.spec.worlds import sample_world
+    """Nothing a seat cannot see reaches its observations, and the game's WORLD re-deals all of it:
+    re-dealing its hidden cards, by the game's ``WORLD`` (`cardgym.core.spec.worlds.sample_world`) and by
+    the check's own re-deal (`cardgym.core.spec.worlds.hidden_places`, `honest_redeal`: the declared
+    places that hold a card the seat does not observe), changes none of its observations under every
+    encoder; and the WORLD moves the card of every such place (`check_redeals_every_hidden_place`)."""
+    from cardgym.core.spec.worlds import (card_places, check_redeals_every_hidden_place, hidden_places, honest_redeal,
+                                          sample_world, sample_worlds)
 
     game = ctx.game
     if game.world is None:
@@ -382,16 +385,37 @@ def check_hidden(ctx: Context) -> None:
         obs = e.observe(e.possible_agents[seat])["observation"]
         return {k: np.array(v) for k, v in obs.items()} if isinstance(obs, dict) else {"": np.array(obs)}
 
+    def same(record, other, seat, how):
+        for enc in game.encoders:
+            before, after = observed(enc, record, seat), observed(enc, other, seat)
+            for key in before:
+                np.testing.assert_array_equal(before[key], after[key],
+                                              err_msg=f"{enc} observation {key!r} leaks hidden cards to seat {seat} "
+                                                      f"(they were re-dealt by {how})")
+
+    visits = [0]
+    own = ctx.rng(6)
+
     def visit(r):
+        visits[0] += 1
+        honest = visits[0] % 10 == 1  # the checks' own re-deal, on every tenth decision (it probes each place)
+        live = card_places(game, r.rules, r.record) if honest else None
         for seat in range(ctx.num_players):
             other = sample_world(game, r.rules, r.record, seat, int(rng.integers(2**63)), check=False)
-            for enc in game.encoders:
-                before, after = observed(enc, r.record, seat), observed(enc, other, seat)
-                for key in before:
-                    np.testing.assert_array_equal(before[key], after[key],
-                                                  err_msg=f"{enc} observation {key!r} leaks hidden cards to seat {seat}")
+            same(r.record, other, seat, "the game's WORLD")
+            if live is None:
+                continue
+            places = hidden_places(game, r.rules, r.record, seat, live)
+            same(r.record, honest_redeal(r.record, places, own), seat,
+                 f"the check's own re-deal of {places.describe() or 'nothing'}")
+            worlds = sample_worlds(game, r.rules, r.record, seat, int(rng.integers(2**63)), 48, check=False)
+            check_redeals_every_hidden_place(game, r.rules, r.record, seat, places, worlds,
+                                             f"decision {visits[0]}")
 
     random_walk(main, rng, max(1, ctx.steps // 2), visit)
+    if game.cards_of is None:
+        ctx.notes.append("the check's own re-deal not run: the game has no cards_of, so which places hold a card "
+                         "is unknown; only the WORLD's re-deal was checked")
 
 
 @register("seat_views")
