@@ -5,7 +5,7 @@ cannot see. The check plays random games and, at every few decisions, re-deals e
 seat ``k`` by its own re-deal (`cardgym.core.spec.worlds.hidden_places` and `honest_redeal`: the places of
 the ``WORLD``'s declared fields that hold a card seat ``k`` does not observe, dealt again uniformly, not
 through the game's ``WORLD.resample``; a game without ``cards_of``: a world of ``k``,
-`cardgym.core.spec.worlds.sample_world`; on every other state checked, the game's ``WORLD`` too) and
+`cardgym.core.spec.worlds.sample_world`; on two states checked of three, the game's ``WORLD``) and
 asserts that ``view(k)`` and the spectator's ``view(None)`` are byte-identical (``json.dumps`` with
 sorted keys).
 It also checks what a view must hold: it is JSON-serialisable, the seat to act sees its legal actions
@@ -50,7 +50,7 @@ def check_view(game_name: str, options: dict | None = None, games: int = 3, seed
         step = 0
         while True:
             if step % every == 0 or int(env.record["status"]) != 0:
-                _check_state(game, env, rng, f"{game_name} {options} game {g} step {step}", honest=checked % 2 == 0)
+                _check_state(game, env, rng, f"{game_name} {options} game {g} step {step}", honest=checked % 3 == 0)
                 checked += 1
             if int(env.record["status"]) != 0 or step >= max_steps:
                 break
@@ -93,7 +93,7 @@ def _check_state(game, env, rng, where: str, honest: bool = True) -> None:
         assert text == dumps(view(game, record, rules, k)), f"{where}: view({k}) is not deterministic"
     seat = cur if running else None
     assert dumps(env.view(seat)) == dumps(view(env.game, record, rules, seat)), f"{where}: env.view differs from view()"
-    # the check's own re-deal on every other state checked (it probes each place), the WORLD's on the others
+    # the check's own re-deal on every third state checked (it probes the places), the WORLD's on the others
     live = card_places(game, rules, record) if honest else None
     for k in range(n):
         if live is None:  # no cards_of: which places hold a card is unknown; the game's WORLD re-deals

@@ -448,24 +448,45 @@ def _flat_views(game, rules, states, i: int, seat: int, bufs, mask) -> bytes:
 
 def card_places(game, rules, record):
     """The elements of the declared fields that hold a card of the record: changing one changes the
-    record's cards (``cards_of``). ``(positions, rows)``; None without ``cards_of``."""
+    record's cards (``cards_of``). ``(positions, rows)``; None without ``cards_of``.
+
+    Counted in groups: every element of a group is set to one code ``t`` it does not hold, and the
+    growth of ``t``'s count in ``cards_of`` is the number of the group's elements that hold a card; a
+    group of all or none is settled, another is halved (a pile's cards fill a prefix of its field)."""
     w = _world(game)
     if game.cards_of is None:
         return None
     deck = np.unique(game.deck.astype(np.int64))
-    base = np.sort(np.asarray(game.cards_of(record, rules), np.int64))
+    if deck.size < 2:
+        return [], []
     probe = game.new_states(1)
+
+    def count(rec, t) -> int:
+        return int((np.asarray(game.cards_of(rec, rules), np.int64) == t).sum())
+
     pos, rows = [], []
+
+    def split(group, t, before) -> None:
+        probe[0] = record
+        for f, e in group:
+            probe[0][f].reshape(-1)[e] = t
+        held = count(probe[0], t) - before
+        if held == len(group):
+            pos.extend(group)
+        elif held > 0:
+            half = len(group) // 2
+            split(group[:half], t, before)
+            split(group[half:], t, before)
+
+    z, z2 = int(deck[0]), int(deck[-1])
+    before = {z: count(record, z), z2: count(record, z2)}
     for f in w.positions:
         flat = np.asarray(record[f]).reshape(-1)
-        for e in range(flat.shape[0]):
-            alt = _probe_codes(deck, int(flat[e]))
-            if not alt:
-                continue
-            probe[0] = record
-            probe[0][f].reshape(-1)[e] = alt[0]
-            if not np.array_equal(np.sort(np.asarray(game.cards_of(probe[0], rules), np.int64)), base):
-                pos.append((f, e))
+        elements = [(f, e) for e in range(flat.shape[0])]
+        for t, group in ((z, [x for x in elements if flat[x[1]] != z]), (z2, [x for x in elements if flat[x[1]] == z])):
+            if group:
+                split(group, t, before[t])
+    pos.sort(key=lambda x: (w.positions.index(x[0]), x[1]))
     for f in w.counts:
         field = np.asarray(record[f])
         for j in range(min(field.shape[0], rules.num_players)):
@@ -495,12 +516,14 @@ def hidden_places(game, rules, record, seat: int, live=None) -> Places | None:
     base = _flat_views(game, rules, states, 0, seat, bufs, mask)
     hidden, visible, hidden_rows, visible_rows = [], [], [], []
 
+    alts = {(f, e): _probe_codes(deck, int(np.asarray(record[f]).reshape(-1)[e])) for f, e in pos}
+    views = {f: states[1][f].reshape(-1) for f in dict.fromkeys(f for f, _ in pos)}  # views into the probe record
+
     def unseen(group) -> bool:  # every card of the group replaced at once (by its first, then its second probe code)
         for which in (0, -1):
             states[1] = record
-            for f, e in group:
-                alt = _probe_codes(deck, int(np.asarray(record[f]).reshape(-1)[e]))
-                states[1][f].reshape(-1)[e] = alt[which]
+            for p in group:
+                views[p[0]][p[1]] = alts[p][which]
             if _flat_views(game, rules, states, 1, seat, bufs, mask) != base:
                 return False
         return True
