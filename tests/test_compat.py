@@ -174,7 +174,7 @@ def test_the_old_docs_game_loads_plays_and_passes_check_game_with_warnings(game)
     report, caught = _check_with_warnings(DOCS)
     assert all(v.startswith("passed") for v in report.values()), report
     spec_reports = {v for (check, _), v in report.items() if check == "spec"}
-    assert len(spec_reports) == 1 and "no 'Version history' section" in spec_reports.pop()
+    assert len(spec_reports) == 1 and "no '## Version history' section" in spec_reports.pop()
     assert any(w.category is PageSectionWarning for w in caught)
     raw = importlib.import_module(cardgym.GAMES[DOCS].module).raw_env(num_players=2)
     raw.reset(seed=3)
@@ -194,7 +194,7 @@ def test_the_pre_world_plugin_in_its_old_docs_form_passes_check_game_with_warnin
     finally:
         cardgym.registry.remove("compat_blackjack_v1_docs")
     assert all(v.startswith(("passed", "skipped: world checks")) for v in report.values()), report
-    assert all("no 'Version history' section" in v for (c, _), v in report.items() if c == "spec"), report
+    assert all("no '## Version history' section" in v for (c, _), v in report.items() if c == "spec"), report
 
 
 def test_a_contract_2_game_without_a_page_section_fails_spec(game, monkeypatch):
@@ -203,8 +203,8 @@ def test_a_contract_2_game_without_a_page_section_fails_spec(game, monkeypatch):
     from cardgym.testing import GameCheckError
     from cardgym.testing.checks import PAGE_SECTIONS
 
-    assert PAGE_SECTIONS["Version history"] == 2
+    assert PAGE_SECTIONS["## Version history"] == 2
     spec = cardgym.get_game(DOCS)
     monkeypatch.setitem(cardgym.registry._SPECS, DOCS, dataclasses.replace(spec, contract=2))
-    with pytest.raises(GameCheckError, match="spec .*no 'Version history' section .*required since game contract 2"):
+    with pytest.raises(GameCheckError, match="spec .*no '## Version history' section .*required since game contract 2"):
         check_game(DOCS, checks=["spec"], configs=[{"num_players": 1}])

@@ -51,12 +51,14 @@ def _card(card: Card, cid: str, palette) -> dict:
 
 
 def _pile(pile: Pile, pid: str, palette) -> dict:
+    shown = sum(c.kind != EMPTY for c in pile.cards)
     return {
         "id": pid,
         "label": pile.label,
         "note": pile.note,
         "layout": pile.layout,
-        "count": sum(c.kind != EMPTY for c in pile.cards) if pile.count is None else int(pile.count),
+        # a scene's count is a badge (0: none drawn), never fewer than the cards it shows
+        "count": shown if pile.count is None else max(int(pile.count), shown),
         "cards": [_card(c, f"{pid}#{k}", palette) for k, c in enumerate(pile.cards)],
     }
 
@@ -117,8 +119,8 @@ def view(game, record, rules, viewer=None, mask=None) -> dict:
     ``num_players``, ``status`` (``"running"``, ``"terminated"``, ``"truncated"``), ``current`` (the
     seat to act, ``None`` once over), ``phase`` (the record's ``phase`` field where the game has one),
     ``turn``, ``table`` and ``players`` (regions: ``id``, ``title``, ``lines``, ``active``, ``you``,
-    ``team``, ``rows`` of piles: ``id``, ``label``, ``note``, ``layout``, ``count``, ``cards``: ``id``,
-    ``kind`` (``value``/``wild``/``back``/``empty``), ``text``, ``highlight``, and for a face-up card
+    ``team``, ``rows`` of piles: ``id``, ``label``, ``note``, ``layout``, ``count`` (the cards the pile
+    holds, never fewer than it shows), ``cards``: ``id``, ``kind`` (``value``/``wild``/``back``/``empty``), ``text``, ``highlight``, and for a face-up card
     ``value``, ``band`` and ``label``, and ``suit`` when it has one), ``legal`` (only for the seat to act, else ``[]``: ``action``,
     ``text``, ``refs``) and ``result`` (the game's result once it is over, else ``None``).
 

@@ -9,6 +9,7 @@ import importlib
 import io
 import json
 import math
+import re
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -213,7 +214,9 @@ _NO_CHECK_STATE = "saved-state checks (the game has no check_state in its invari
 @register("spec")
 def check_spec(ctx: Context) -> None:
     """The spec's declarations hold: the configuration's rules have every required option and a player
-    count within the game's limits, and the game's page keeps a version history naming its version."""
+    count within the game's limits, and the game's page has the sections its contract requires
+    (`PAGE_SECTIONS`; one added since the contract the game states: a warning) and a version history
+    naming its version."""
     from cardgym.core.spec.game import REQUIRED_OPTIONS
     from ..registry import page
 
@@ -223,13 +226,14 @@ def check_spec(ctx: Context) -> None:
     for option in REQUIRED_OPTIONS:
         assert option in rules.as_dict(), f"the rules have no {option!r} option"
     text = page(game.name)
-    for section, since in PAGE_SECTIONS.items():
-        if section.lower() in text.lower():
+    for heading, since in PAGE_SECTIONS.items():
+        if re.search(rf"^{re.escape(heading)}\s*$", text, flags=re.M | re.I):
             continue
+        why = f" ({PAGE_SECTION_WHY[heading]})" if heading in PAGE_SECTION_WHY else ""
         if game.contract >= since:
-            raise AssertionError(f"the page of {game.name} has no {section!r} section "
-                                 f"(required since game contract {since}; the game declares contract={game.contract})")
-        page_section_warning(ctx, section, since)
+            raise AssertionError(f"the page of {game.name} has no {heading!r} section{why}; required since game "
+                                 f"contract {since}, and the game states contract {game.contract}")
+        page_section_warning(ctx, heading, since, why)
     if "version history" in text.lower():
         assert f"v{game.version}" in text, f"the page's version history does not name v{game.version}"
 
@@ -239,15 +243,22 @@ class PageSectionWarning(UserWarning):
     reported by `check_game` (``"passed (warning: ...)"``) and warned, not failed (docs/api.md)."""
 
 
-#: a section of a game's page -> the game contract version that requires it. A game that declares an
-#: older contract (one that declares none is version 1) passes without it, with a warning
-PAGE_SECTIONS = {"Version history": 2}
+#: a section of a game's page (its heading line) -> the game contract version that requires it. A game
+#: that declares an older contract (one that declares none is version 1) passes without it, with a warning
+PAGE_SECTIONS = {"## Version history": 2, "## The rules in plain words": 2}
+#: why a section is required (said in the error and the warning)
+PAGE_SECTION_WHY = {
+    "## Version history": "what each version of the game changed, naming the current one",
+    "## The rules in plain words": "the rules, in words a player reads, that a text player's prompt holds; "
+                                   "docs/api.md, 'Adding a game'",
+}
 
 
-def page_section_warning(ctx: Context, section: str, since: int) -> None:
-    """Report (``ctx.notes``) and warn that the page lacks ``section``, required from contract ``since``."""
-    msg = (f"warning: the page of {ctx.name} has no {section!r} section, required since game contract "
-           f"{since} (the game declares contract={ctx.game.contract}; add the section and "
+def page_section_warning(ctx: Context, heading: str, since: int, why: str = "") -> None:
+    """Report (``ctx.notes``) and warn that the page lacks the section ``heading``, required from contract
+    ``since``."""
+    msg = (f"warning: the page of {ctx.name} has no {heading!r} section{why}, required since game contract "
+           f"{since}: a warning only, the game states contract {ctx.game.contract} (add the section and "
            f"from_package(..., contract={since}))")
     ctx.notes.append(msg)
     warnings.warn(msg[len("warning: "):], PageSectionWarning, stacklevel=2)

@@ -322,9 +322,16 @@ class LiveTable:
     def text_move(self, seat: int, player) -> tuple:
         """A text player's move and telemetry: its seat's view and the public moves since its last move.
         A forfeit cannot end a live table: it is played as the first legal move (and counted)."""
+        from cardgym.agents.text import moves_for
+
         last = max((e["n"] for e in self.log if e["seat"] == seat), default=-1)
-        moves = [f"player_{e['seat']}: {e['text']}" for e in self.log[last + 1:]]
-        a, tel = player.decide(self.env.view(seat), moves)
+        moves = moves_for(player, [f"player_{e['seat']}: {e['text']}" for e in self.log], last + 1)
+        from cardgym.agents.text import FatalAskError, ServerFailures
+
+        try:
+            a, tel = player.decide(self.env.view(seat), moves)
+        except (FatalAskError, ServerFailures) as exc:  # the seat's server refused it, or failed too often
+            raise Refused(502, f"the text player of seat {seat} cannot play: {exc}") from None
         if a is None:
             a = self.env.legal_actions()[0]
             tel = dict(tel, move=a, forfeit_played_as="first")
