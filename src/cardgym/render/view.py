@@ -34,14 +34,16 @@ _STATUS = {0: "running", 1: "terminated", 2: "truncated"}
 
 
 def card_key(card: Card) -> str:
-    """The ``=<text>`` part of a face-up card's value id: its number, or ``W`` for a wild."""
-    return "W" if card.kind == WILD else str(card.value)
+    """The ``=<text>`` part of a face-up card's value id: its number (and suit), or ``W`` for a wild."""
+    return "W" if card.kind == WILD else card.text
 
 
 def _card(card: Card, cid: str, palette) -> dict:
     out = {"id": cid, "kind": card.kind, "text": card.text, "highlight": bool(card.highlight)}
     if card.kind == VALUE:
         out["value"] = int(card.value)
+        if card.suit:
+            out["suit"] = card.suit
     if card.kind in (VALUE, WILD):
         out["band"] = band(palette, card)
         out["label"] = palette.wild_short if card.kind == WILD else card.text
@@ -119,7 +121,7 @@ def view(game, record, rules, viewer=None, mask=None) -> dict:
     ``turn``, ``table`` and ``players`` (regions: ``id``, ``title``, ``lines``, ``active``, ``you``,
     ``team``, ``rows`` of piles: ``id``, ``label``, ``note``, ``layout``, ``count`` (the cards the pile
     holds, never fewer than it shows), ``cards``: ``id``, ``kind`` (``value``/``wild``/``back``/``empty``), ``text``, ``highlight``, and for a face-up card
-    ``value``, ``band`` and ``label``), ``legal`` (only for the seat to act, else ``[]``: ``action``,
+    ``value``, ``band`` and ``label``, and ``suit`` when it has one), ``legal`` (only for the seat to act, else ``[]``: ``action``,
     ``text``, ``refs``) and ``result`` (the game's result once it is over, else ``None``).
 
     ``mask`` is the legal-action mask of the seat to act if the caller has it (the env does);

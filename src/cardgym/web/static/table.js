@@ -293,7 +293,12 @@ function cardEl(c, pal, title) {
       if (cut > 0) { big.appendChild(document.createTextNode(lab.slice(0, cut))); big.appendChild(el("br")); big.appendChild(document.createTextNode(lab.slice(cut))); }
       else big.textContent = pal.wild_short;
       d.appendChild(big);
-    } else d.appendChild(el("span", "big", c.label));
+    } else d.appendChild(el("span", "big", c.suit ? String(c.value) : c.label));
+    if (c.suit) {  // a suited card: its suit (or colour) mark under the number
+      const suit = el("span", "suit", c.suit);
+      suit.style.cssText = "position:absolute;left:0;right:0;bottom:2px;text-align:center;font-size:12px;font-weight:700";
+      d.appendChild(suit);
+    }
   }
   for (const n of d.children) n.setAttribute("aria-hidden", "true");
   if (c.highlight) d.classList.add("hl");
