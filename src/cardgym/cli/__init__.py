@@ -503,7 +503,7 @@ def build_parser(argv=()) -> argparse.ArgumentParser:
     d.add_argument("--deals", type=integer(1, MAX_DEALS), default=DEFAULT_DEALS,
                    help="deals of the schedule to play (each twice against each anchor)")
     d.add_argument("--format", choices=list(FORMATS), default=DEFAULT_FORMAT,
-                   help="full: the default rules; quick: one Skyjo round, Skip-Bo with a stock of 10, Junior as it is")
+                   help="full: the default rules; quick: shorter games a model can afford (each game's options: docs/llm_real_models.md)")
     d.add_argument("--json", action="store_true", help="print the result as JSON")
     d.add_argument("--record", type=text("a folder name"), default=None, metavar="DIR",
                    help="write a game record of every game of a text player to DIR")

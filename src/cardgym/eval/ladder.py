@@ -20,8 +20,9 @@ of the docs) and stored in the package (``ladder_anchors.json``) with the pairs'
 them. They change only with a new `LADDER_VERSION`.
 
 **Formats** (`FORMATS`, ``cardgym ladder --format``): ``full``, the default rules; ``quick``, what a
-model can afford: one Skyjo round (``episode="round"``), Skip-Bo with a stock of 10, Skip-Bo Junior as
-it is. Each format has its own anchors.
+model can afford: shorter games where a game's rules allow them (one round of a game played in rounds, a
+smaller stock; each game's options and chain of anchors are data, ``ladder_formats.json``, so that this
+module names no game). Each format has its own anchors.
 
 **The schedule** (version `LADDER_VERSION`): two players, the format's rules, deals ``SEED_BASE + k`` for
 ``k = 0 .. deals - 1``, each deal played twice (both seat orders) against each anchor. A run of
@@ -45,28 +46,14 @@ LADDER_VERSION = 2
 #: the bots the anchors are made of (``search`` is left out: it costs milliseconds a decision); each
 #: game's chain of anchors (`ladder_bots`) adds ε-random versions of them
 LADDER_BOTS = ("random", "greedy", "expert")
+#: the ladder's setup, per format and game (data: ``ladder_formats.json``): each game's rule options in
+#: the format and its chain of anchors, weakest first (measured into ``ladder_anchors.json``)
+_SETUP = json.loads((resources.files("cardgym.eval") / "ladder_formats.json").read_text())
 #: the rule options of each format, per game (a game not named plays its default rules)
-FORMATS = {
-    "full": {},
-    "quick": {"skyjo": {"episode": "round"}, "skipbo": {"stock_size": 10}},
-}
+FORMATS = {fmt: {g: dict(v["rules"]) for g, v in games.items() if v["rules"]} for fmt, games in _SETUP.items()}
 DEFAULT_FORMAT = "full"
-#: each format's chain of anchors, weakest first (measured into ``ladder_anchors.json``)
-CHAINS = {
-    "full": {
-        "skyjo": ("random", "greedy-eps0.8", "greedy-eps0.6", "greedy-eps0.4", "greedy-eps0.3", "greedy-eps0.2",
-                  "greedy-eps0.1", "greedy", "expert"),
-        "skipbo": ("random", "greedy-eps0.7", "greedy-eps0.6", "greedy-eps0.5", "greedy-eps0.4", "greedy-eps0.3",
-                   "greedy-eps0.2", "greedy-eps0.1", "greedy", "expert"),
-        "skipbo_junior": ("random", "greedy", "expert"),
-    },
-    "quick": {
-        "skyjo": ("random", "greedy-eps0.8", "greedy-eps0.6", "greedy-eps0.4", "greedy-eps0.2", "greedy", "expert"),
-        "skipbo": ("random", "greedy-eps0.9", "greedy-eps0.8", "greedy-eps0.7", "greedy-eps0.6", "greedy-eps0.4",
-                   "greedy-eps0.2", "greedy", "expert"),
-        "skipbo_junior": ("random", "greedy", "expert"),
-    },
-}
+#: each format's chain of anchors, weakest first
+CHAINS = {fmt: {g: tuple(v["chain"]) for g, v in games.items()} for fmt, games in _SETUP.items()}
 #: the first deal seed of the schedule
 SEED_BASE = 20_260_000
 #: deals of a default run (each played twice against each anchor)

@@ -12,7 +12,16 @@ from pathlib import Path
 
 #: the block names each page holds
 PAGES = {"llm_agents.md": ("anchors",), "bots.md": ("pairs",), "llm_real_models.md": ("costs",)}
-TITLES = {"skyjo": "Skyjo", "skipbo": "Skip-Bo", "skipbo_junior": "Skip-Bo Junior"}
+
+
+def _title(game: str) -> str:
+    """A registered game's title (its name when it is not registered)."""
+    import cardgym
+
+    entry = cardgym.GAMES.get(game)
+    return entry.title if entry is not None else game
+
+
 #: seconds a call takes in the cost table's time columns (a mid-sized model on a busy server)
 CALL_SECONDS = 3.0
 #: games in flight in the cost table's concurrent time column
@@ -35,7 +44,7 @@ def anchors_block(data: dict) -> str:
             got = {(p["a"], p["b"]): p["score"] for p in v["pairs"]}
             near = [got[(a, b)] for a, b in zip(chain, chain[1:])]
             cells = ", ".join(f"{a} {r:.0f}" for a, r in v["anchors"].items())
-            out.append(f"| {TITLES.get(game, game)} | {_rules(v['rules'])} | {cells} | "
+            out.append(f"| {_title(game)} | {_rules(v['rules'])} | {cells} | "
                        f"{min(near):.0%} to {max(near):.0%} |")
         out.append("")
     out.append(f"Measured with `{data['measured_with']}` ({data['per_pair']} duplicate games per pair of "
@@ -48,7 +57,7 @@ def pairs_block(data: dict) -> str:
     out = []
     for fmt in data["formats"]:
         for game, v in data["formats"][fmt].items():
-            out += [f"**{TITLES.get(game, game)}, format `{fmt}`** ({_rules(v['rules'])}):", "",
+            out += [f"**{_title(game)}, format `{fmt}`** ({_rules(v['rules'])}):", "",
                     "| weaker | stronger | stronger's score | games |", "|---|---|---:|---:|"]
             out += [f"| {p['a']} | {p['b']} | {p['score']:.1%} | {p['games']} |" for p in v["pairs"]]
             out.append("")
@@ -67,7 +76,7 @@ def costs_block(costs: dict, deals: int) -> str:
             calls = c["decisions"] * c["games_per_run"]
             tokens = c["prompt_chars"] / 4
             waves = -(-c["games_per_run"] // CONCURRENCY)
-            out.append(f"| {fmt} | {TITLES.get(game, game)} | {c['games_per_run']} | {c['decisions']:.0f} | "
+            out.append(f"| {fmt} | {_title(game)} | {c['games_per_run']} | {c['decisions']:.0f} | "
                        f"{calls:,.0f} | {tokens:,.0f} | {calls * tokens / 1e6:,.1f} M | "
                        f"{_hours(calls * CALL_SECONDS)} | {_hours(waves * c['decisions'] * CALL_SECONDS)} |")
     return "\n".join(out)
