@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import csv
 import json
+from pathlib import Path
 
 import pytest
+from conftest import load_file
 
 pytest.importorskip("torch")
 
@@ -24,19 +26,28 @@ def _run(game, out, teacher, steps, extra=()):
 
 
 @pytest.mark.slow
-def test_search_teacher_agreement_rises_and_replays(tmp_path):
+def test_search_teacher_agreement_rises(tmp_path):
     """DAgger from the compiled `search` bot: the rollout policy's agreement with the search's labels on its
-    own states rises from the untrained network's; the same seeded command writes the same results."""
-    a = _run("skyjo", tmp_path / "a", "search", 1024)
+    own states rises from the untrained network's (measured, seed 0: 0.50 -> 0.72 -> 0.75; without the
+    imitation term in the update 0.50 -> 0.61 -> 0.60)."""
+    a = _run("skipbo_junior", tmp_path / "a", "search", 768, ["--envs", "16", "--minibatch", "128"])
+    assert [s for s, _ in a["teacher_agreement"]] == [256, 512, 768]
     agree = [x for _, x in a["teacher_agreement"]]
-    assert [s for s, _ in a["teacher_agreement"]] == [512, 1024]
-    assert agree[-1] > agree[0] + 0.15, agree  # measured: 0.20 -> 0.45 after one update (seed 0)
+    assert agree[-1] > agree[0] + 0.15, agree
     with open(tmp_path / "a" / "log.csv") as f:
         rows = list(csv.DictReader(f))
     assert [float(r["teacher_agree_rollout"]) for r in rows] == agree
     assert a["config"]["imitate"] == "search"
+
+
+@pytest.mark.slow
+def test_search_teacher_replays(tmp_path):
+    """The same seeded command with the `search` teacher writes the same results, agreement included."""
+    a = _run("skyjo", tmp_path / "a", "search", 1024)
+    assert len(a["teacher_agreement"]) == 2
     _run("skyjo", tmp_path / "b", "search", 1024)
     assert (tmp_path / "a" / "results.json").read_bytes() == (tmp_path / "b" / "results.json").read_bytes()
+    assert (tmp_path / "a" / "model.pt").read_bytes() == (tmp_path / "b" / "model.pt").read_bytes()
 
 
 @pytest.mark.slow
@@ -77,3 +88,39 @@ def test_bad_teachers_are_refused(tmp_path, capsys):
         Trainer(Config(game="skyjo", out=str(tmp_path / "z"), num_envs=2, imitate=str(agent_path("skipbo_junior"))))
     with pytest.raises(ValueError, match="must be one of the game's bots .* or a saved model"):
         Trainer(Config(game="skyjo", out=str(tmp_path / "z"), num_envs=2, imitate="wizard"))
+
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_compare_trainer_interleaves_and_keeps_the_best_of_each_tree(tmp_path, monkeypatch, capsys):
+    mod = load_file(ROOT / "benchmarks" / "compare_trainer.py", "compare_trainer")
+    trees = []
+    for name in ("a", "b"):
+        (tmp_path / name / "src" / "cardgym" / "train").mkdir(parents=True)
+        trees.append(tmp_path / name)
+    rates = {"a": [100.0, 300.0, 200.0], "b": [350.0, 120.0, 340.0]}
+    calls = []
+
+    def fake(tree, args):
+        calls.append(tree.name)
+        return rates[tree.name].pop(0)
+
+    monkeypatch.setattr(mod, "run_once", fake)
+    mod.main([str(trees[0]), str(trees[1]), "--rounds", "3"])
+    assert calls == ["a", "b", "a", "b", "a", "b"]
+    assert "before 300  after 350  after / before 1.167" in capsys.readouterr().out
+    with pytest.raises(SystemExit) as exc:
+        mod.main([str(tmp_path), str(trees[1])])
+    assert exc.value.code == 2 and "is not a cardgym source tree" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_teacher_cost_times_every_teacher_the_game_has(capsys):
+    mod = load_file(ROOT / "benchmarks" / "teacher_cost.py", "teacher_cost")
+    ms = mod.measure("skyjo", ["search", "expert", "agent"], envs=4, steps=3)
+    assert set(ms) == {"search", "expert", "agent"} and all(v > 0 for v in ms.values())
+    assert set(mod.measure("blackjack", ["search", "expert"], envs=2, steps=1)) == {"expert"}  # no search bot
+    with pytest.raises(SystemExit) as exc:
+        mod.main(["--games", "skyjo", "--teachers", "wizard"])
+    assert exc.value.code == 2 and "'wizard' is neither agent nor a bot of skyjo" in capsys.readouterr().err
