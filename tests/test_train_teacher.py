@@ -51,6 +51,15 @@ def test_search_teacher_replays(tmp_path):
 
 
 @pytest.mark.slow
+def test_no_labels_for_an_update_without_imitation(tmp_path):
+    """The weight falls to 0 at --teacher-until: the rollout whose update has weight 0 asks no labels."""
+    a = _run("skipbo_junior", tmp_path / "a", "expert", 1536, ["--teacher-until", "1024"])
+    assert [s for s, _ in a["teacher_agreement"]] == [512]  # updates weighted 0.5, 0, 0
+    with open(tmp_path / "a" / "log.csv") as f:
+        assert [r["imitation_weight"] for r in csv.DictReader(f)] == ["0.5", "0.0", "0.0"]
+
+
+@pytest.mark.slow
 def test_model_teacher_and_resume(tmp_path):
     """A model teacher (``agent``: the shipped model; or a model file) labels in one forward pass; a run
     stopped and resumed carries the teacher and its agreement history exactly."""

@@ -95,14 +95,16 @@ class RolloutMixin:
             return self.teacher_model.act(obs, masks)
         return self.vec.bot_actions(self.cfg.imitate)
 
-    def imitation_weight(self) -> float:
-        """The imitation loss weight now: ``imitate_coef`` falling linearly to 0 at ``imitate_steps``."""
+    def imitation_weight(self, steps: int | None = None) -> float:
+        """The imitation loss weight now (or after ``steps`` learner steps): ``imitate_coef`` falling
+        linearly to 0 at ``imitate_steps``."""
         cfg = self.cfg
         if not self.has_teacher() or cfg.imitate_coef <= 0:
             return 0.0
         if cfg.imitate_steps <= 0:
             return float(cfg.imitate_coef)
-        return float(cfg.imitate_coef) * max(0.0, 1.0 - self.steps / cfg.imitate_steps)
+        steps = self.steps if steps is None else steps
+        return float(cfg.imitate_coef) * max(0.0, 1.0 - steps / cfg.imitate_steps)
 
     def _policy_copy(self, seed, state=None):
         """A frozen, sampling copy of the current policy (or of the weights ``state``) for the pool."""
@@ -200,7 +202,8 @@ class RolloutMixin:
         val_b = np.zeros((T + 1, n), np.float32)
         rew_b = np.zeros((T, n), np.float32)
         done_b = np.zeros((T, n), np.float32)
-        teach = teacher_plays or self.imitation_weight() > 0
+        # labels only for an update that uses them (its weight is taken after this rollout's steps)
+        teach = teacher_plays or self.imitation_weight(self.steps + n * T) > 0
         lab_b = np.zeros((T, n), np.int64) if teach else None
         ar = np.arange(n)
         d0 = vec.decisions
