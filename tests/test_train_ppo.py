@@ -90,7 +90,7 @@ def test_pretraining_clones_the_teacher(tmp_path):
 
 def test_pretraining_needs_a_teacher_bot(tmp_path, capsys):
     for extra, msg in ((["--imitate", "", "--pretrain-steps", "100"], "--imitate BOT"),
-                       (["--imitate", "wizard"], "argument --imitate: must be a bot of skyjo (random, greedy, expert")):
+                       (["--imitate", "wizard"], "argument --imitate/--teacher: must be a bot of skyjo (random, greedy, expert")):
         with pytest.raises(SystemExit) as exc:  # refused when parsed, before anything runs
             _run(tmp_path / "x", extra=extra)
         assert exc.value.code == 2 and msg in capsys.readouterr().err

@@ -143,6 +143,7 @@ class CheckpointMixin:
             "opponent_stats_json": json.dumps({"kind": self.opp_kind, "stats": self.opponent_stats}),
             "eval_json": json.dumps(self.eval_history),
             "pretrain_json": json.dumps(self.pretrain_log),
+            "teacher_agreement_json": json.dumps(self.teacher_agreement),
         }
         main, prev = self.out / CHECKPOINT_DIR, self.out / (CHECKPOINT_DIR + ".prev")
         tmp = self.out / f"{CHECKPOINT_DIR}.tmp-{os.getpid()}"
@@ -314,7 +315,7 @@ class CheckpointMixin:
         self.opponent_stats = {int(k): v for k, v in saved["stats"].items()}
 
     # settings the saved games, snapshot pool and network depend on: a resume must keep them
-    RESUME_KEYS = ("game", "rules", "num_envs", "opponents", "hidden", "observation", "pool_size", "seat")
+    RESUME_KEYS = ("game", "rules", "num_envs", "opponents", "hidden", "observation", "pool_size", "seat", "imitate")
 
     def load_checkpoint(self):
         torch = self.torch
@@ -359,6 +360,7 @@ class CheckpointMixin:
         # (checkpoints of older versions kept wall-clock times in the pretraining log)
         self.pretrain_log = [{k: v for k, v in row.items() if k not in ("elapsed_s", "collect_s")}
                              for row in json.loads(data.get("pretrain_json", "[]"))]
+        self.teacher_agreement = json.loads(data.get("teacher_agreement_json", "[]"))
         # last: building the pool's networks above draws initial weights from torch's generator
         torch.set_rng_state(data["torch_rng"])
         self.obs = self.vec.load_records(env["states"], env["seats"], env["seat_player"])

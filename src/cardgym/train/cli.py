@@ -124,12 +124,12 @@ def build_parser():
     p.add_argument("--reward-scale", type=real(0.0, lo_open=True), default=None, help=per_game("reward_scale", num))
     p.add_argument("--win-bonus", type=real(0.0), default=None,
                    help=f"+b/-b at the end for best/not best total reward ({per_game('win_bonus', num)})")
-    p.add_argument("--imitate", default=None, metavar="BOT",
-                   help=f"also learn this bot's choices on the learner's own states; '' for none "
-                        f"({preset('imitate')})")
-    p.add_argument("--imitate-coef", type=real(0.0), default=None,
+    p.add_argument("--imitate", "--teacher", dest="imitate", default=None, metavar="BOT|MODEL",
+                   help=f"the teacher: also learn this bot's (e.g. search) or saved model's choices on the "
+                        f"learner's own states (DAgger); '' for none ({preset('imitate')})")
+    p.add_argument("--imitate-coef", "--teacher-weight", dest="imitate_coef", type=real(0.0), default=None,
                    help=f"imitation loss weight at the start ({preset('imitate_coef', num)})")
-    p.add_argument("--imitate-steps", type=amount(0, MAX_STEPS), default=None,
+    p.add_argument("--imitate-steps", "--teacher-until", dest="imitate_steps", type=amount(0, MAX_STEPS), default=None,
                    help=f"learner steps over which the imitation weight falls linearly to 0, 0: constant "
                         f"({preset('imitate_steps', num)})")
     p.add_argument("--init", type=existing_path, default=None, metavar="MODEL",
@@ -236,8 +236,9 @@ def _check(parser, cfg, spelling):
         if n not in game.bots:
             parser.error(f"argument --opponents: {n!r} is not a bot of {game.name} ({', '.join(game.bots)}) or self")
     if cfg.imitate:
-        if cfg.imitate not in game.bots:
-            parser.error(f"argument --imitate: must be a bot of {game.name} ({', '.join(game.bots)}) or '', "
+        if cfg.imitate not in (*game.bots, "agent") and not Path(cfg.imitate).exists():
+            parser.error(f"argument --imitate/--teacher: must be a bot of {game.name} ({', '.join(game.bots)}), "
+                         f"agent (the shipped model), a saved model (model.pt or a checkpoint folder) or '', "
                          f"got {cfg.imitate!r}")
     elif cfg.pretrain_steps > 0:
         parser.error("argument --pretrain-steps: behaviour cloning needs a teacher: pass --imitate BOT "
@@ -257,7 +258,10 @@ def main(argv=None) -> int:
     from .progress import status
 
     with status("setting up the games and opponents…", cfg.progress):
-        tr = Trainer(cfg)
+        try:
+            tr = Trainer(cfg)
+        except ValueError as exc:  # a model (--init, --teacher) that does not fit this run
+            raise SystemExit(f"cardgym train: error: {exc}") from None
     print(f"training {cfg.game} ({tr.np} players) for {cfg.total_steps:,} learner steps "
           f"on {cfg.num_envs} games, opponents {cfg.opponents}; output in {cfg.out}", file=sys.stderr)
     try:

@@ -97,7 +97,7 @@ class Trainer(RolloutMixin, CheckpointMixin):
         self.out = Path(cfg.out)
         self.pretrain_log: list = []
         self.pretrain_timing: dict = {}
-        if cfg.pretrain_steps > 0 and self.teacher_pid is None:
+        if cfg.pretrain_steps > 0 and not self.has_teacher():
             raise ValueError("--pretrain-steps needs a teacher: pass --imitate BOT (e.g. expert)")
 
     # ------------------------------------------------------------ opponents
@@ -328,6 +328,8 @@ class Trainer(RolloutMixin, CheckpointMixin):
                 row[f"train_win_{k}"] = round(float(np.mean(w)), 4) if w else ""
             row.update({k: round(v, 5) for k, v in st.items()})
             row["imitation_weight"] = round(self.imitation_weight(), 5)
+            if "label" in batch:  # the rollout policy's argmax against the teacher on the states it visited
+                row["teacher_agree_rollout"] = self.teacher_agreement[-1][1]
             row["rollout_s"], row["update_s"] = round(t1 - t0, 3), round(t2 - t1, 3)
             row["steps_per_s"] = round(self.n * cfg.rollout / (t2 - t0))
             last = self.iteration == iters
@@ -337,7 +339,9 @@ class Trainer(RolloutMixin, CheckpointMixin):
             rows.append(row)
             self._write_log(log_path, rows)
             text = " ".join(f"{k}:{row[f'train_win_{k}']}" for k in self.kinds if row[f"train_win_{k}"] != "")
-            bar.update(self.steps, f"{row['steps_per_s'] / 1e3:.0f}k st/s win {text}", force=last)
+            agree = (f" agree {cfg.imitate} {row['teacher_agree_rollout']:.1%}"
+                     if "teacher_agree_rollout" in row else "")
+            bar.update(self.steps, f"{row['steps_per_s'] / 1e3:.0f}k st/s win {text}{agree}", force=last)
             if cfg.checkpoint_every and (self.iteration % cfg.checkpoint_every == 0 or last):
                 self.save_checkpoint()
         bar.close()
@@ -354,6 +358,8 @@ class Trainer(RolloutMixin, CheckpointMixin):
         results = {"game": cfg.game, "config": config, "steps": int(self.steps),
                    "decisions": int(self.decisions), "episodes": int(self.episodes),
                    "final_eval": final, "eval_history": self.eval_history, "pretrain": self.pretrain_log}
+        if self.teacher_agreement:  # [learner steps, agreement] of every rollout labelled by the teacher
+            results["teacher_agreement"] = self.teacher_agreement
         _write_text(self.out / "results.json", json.dumps(results, indent=1, sort_keys=True) + "\n")
         sps = (self.steps - steps_start) / max(1e-9, train_time)
         pre = self.pretrain_timing if self.pretrain_timing.get("epochs_s") else {}

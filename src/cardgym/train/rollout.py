@@ -1,7 +1,7 @@
 """Rollouts of the built-in trainer, through the public vector env.
 
 The trainer's games are one `cardgym.core.envs.vector.CardGameVectorEnv` (``autoreset_mode="same_step"``)
-whose opponents are the mixture's bots, the teacher bot (``--imitate``) and the pool of the learner's
+whose opponents are the mixture's bots, the teacher bot (``--imitate``/``--teacher``) and the pool of the learner's
 own snapshots, driven by the episode driver (`cardgym.core.envs.episodes.EpisodeDriver`: bots in compiled
 calls, snapshots in batched forward passes). The env's ``new_episode`` hook is `RolloutMixin._draw`:
 every episode start (and every re-deal of a game over before the learner's first decision) takes its
@@ -35,15 +35,18 @@ class RolloutMixin:
                 opponents.append(k)
                 self.bot_pid[k] = len(opponents) - 1
         name = cfg.imitate
+        self.teacher_model = None  # the teacher as a loaded model (``--imitate model.pt``)
         if not name:
             self.teacher_pid = None
         elif name in self.bot_pid:
             self.teacher_pid = self.bot_pid[name]
-        else:
-            if name not in self.game.bots:
-                raise ValueError(f"--imitate must be one of the game's bots {list(self.game.bots)}, got {name!r}")
+        elif name in self.game.bots:
             opponents.append(name)
             self.teacher_pid = len(opponents) - 1
+        else:
+            self.teacher_model = self._teacher_model(name)
+            self.teacher_pid = None
+        self.teacher_agreement: list = []  # (learner steps, share of argmax == teacher) of every PPO rollout
         self.vec = None
         self._pending = opponents  # opponents added before the env exists (the first snapshot)
         self.pool_pids: list = []
@@ -62,14 +65,46 @@ class RolloutMixin:
         del self._pending
         self.seats = self.vec.driver.seats  # the learner's seat in every game (the env's own array)
 
-    def imitation_weight(self) -> float:
-        """The imitation loss weight now: ``imitate_coef`` falling linearly to 0 at ``imitate_steps``."""
+    def _teacher_model(self, path):
+        """``--imitate`` naming a saved model (model.pt or a checkpoint folder) of this game, rules and
+        observation, or ``agent`` (the shipped one): it labels the learner's states with its argmax."""
+        from pathlib import Path
+
+        from ..agents import check_model_fits, load_policy
+        from ..agents.pretrained import AGENT, load_agent
+
+        if path == AGENT:
+            return load_agent(self.game, self.rules, self.cfg.observation)
+        if not Path(path).exists():
+            raise ValueError(f"--imitate must be one of the game's bots {list(self.game.bots)}, {AGENT!r} or a saved "
+                             f"model (model.pt or a checkpoint folder), got {path!r}")
+        pol = load_policy(path, deterministic=True)
+        check_model_fits(pol, self.game, self.rules, self.cfg.observation, where=str(path))
+        if (pol.obs_size, pol.num_actions) != (self.obs_size, self.A):
+            raise ValueError(f"--imitate model {str(path)!r} takes {pol.obs_size} observations and {pol.num_actions} "
+                             f"actions; this run has {self.obs_size} and {self.A}")
+        return pol
+
+    def has_teacher(self) -> bool:
+        return self.teacher_pid is not None or self.teacher_model is not None
+
+    def teacher_actions(self, obs, masks) -> np.ndarray:
+        """The teacher's choice in the learner's seat of every game: a bot in one compiled call over the
+        batch's records (its own view of each), a model in one forward pass over ``obs``."""
+        if self.teacher_model is not None:
+            return self.teacher_model.act(obs, masks)
+        return self.vec.bot_actions(self.cfg.imitate)
+
+    def imitation_weight(self, steps: int | None = None) -> float:
+        """The imitation loss weight now (or after ``steps`` learner steps): ``imitate_coef`` falling
+        linearly to 0 at ``imitate_steps``."""
         cfg = self.cfg
-        if self.teacher_pid is None or cfg.imitate_coef <= 0:
+        if not self.has_teacher() or cfg.imitate_coef <= 0:
             return 0.0
         if cfg.imitate_steps <= 0:
             return float(cfg.imitate_coef)
-        return float(cfg.imitate_coef) * max(0.0, 1.0 - self.steps / cfg.imitate_steps)
+        steps = self.steps if steps is None else steps
+        return float(cfg.imitate_coef) * max(0.0, 1.0 - steps / cfg.imitate_steps)
 
     def _policy_copy(self, seed, state=None):
         """A frozen, sampling copy of the current policy (or of the weights ``state``) for the pool."""
@@ -167,17 +202,19 @@ class RolloutMixin:
         val_b = np.zeros((T + 1, n), np.float32)
         rew_b = np.zeros((T, n), np.float32)
         done_b = np.zeros((T, n), np.float32)
-        teach = teacher_plays or self.imitation_weight() > 0
+        # labels only for an update that uses them (its weight is taken after this rollout's steps)
+        teach = teacher_plays or self.imitation_weight(self.steps + n * T) > 0
         lab_b = np.zeros((T, n), np.int64) if teach else None
         ar = np.arange(n)
         d0 = vec.decisions
+        agree = 0
         for t in range(T):
             if progress is not None:
                 progress.update(t * n, "collecting the teacher's decisions")
             obs_b[t] = self.obs
             mask_b[t] = vec.action_masks()
-            if teach:  # what the teacher bot would do in the learner's place (its own view only)
-                lab_b[t] = vec.bot_actions(cfg.imitate)
+            if teach:  # what the teacher would do in the learner's place (its own view only)
+                lab_b[t] = self.teacher_actions(obs_b[t], mask_b[t])
             if teacher_plays:
                 acts = act_b[t] = lab_b[t]
             else:
@@ -187,6 +224,8 @@ class RolloutMixin:
                     logp_all = torch.log_softmax(logits, -1)
                     a = torch.multinomial(logp_all.exp(), 1).squeeze(-1)
                     logp = logp_all.gather(1, a[:, None]).squeeze(-1)
+                    if teach:  # the policy that plays these states: its argmax against the teacher's choice
+                        agree += int((logits.argmax(-1).numpy() == lab_b[t]).sum())
                 acts = a.numpy()
                 act_b[t], logp_b[t], val_b[t] = acts, logp.numpy(), v.numpy()
             # the episodes that end in this step restart inside it (`_draw`): keep the learner's seats
@@ -211,6 +250,8 @@ class RolloutMixin:
                 val_b[T] = self.net(torch.from_numpy(self.obs))[1].numpy()
             self.steps += n * T
             self.decisions += vec.decisions - d0
+            if teach:
+                self.teacher_agreement.append([int(self.steps), round(agree / (n * T), 5)])
         # GAE (with the values all 0 and lambda 1: discounted Monte Carlo returns)
         lam = 1.0 if teacher_plays else cfg.lam
         adv = np.zeros((T, n), np.float32)
