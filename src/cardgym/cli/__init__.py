@@ -353,7 +353,10 @@ def build_parser(argv=()) -> argparse.ArgumentParser:
                             metavar="{play,eval,rules,bench,train,replay,serve,ladder,mcp,new-game,warmup}")
     games = sorted(cardgym.GAMES)
     name = _game_in(argv)
-    game = cardgym.get_game(name) if name else None
+    try:
+        game = cardgym.get_game(name) if name else None
+    except cardgym.registry.BrokenGame:  # refused by the command's check (`_game`), in one line
+        game = None
     bots = f" ({', '.join(game.bots)})" if game else ""
     epilog = None if game else games_epilog()
 

@@ -108,7 +108,7 @@ class Games:
 
     def list_games(self) -> list:
         out = []
-        for name in cardgym.registry.names():
+        for name in cardgym.registry.loadable():  # a game that fails to load is left out, with a warning
             spec = cardgym.get_game(name)
             options = {k: v for k, v in rule_defaults(spec.rules_cls).items() if k != "num_players"}
             out.append({"name": name, "title": spec.title, "min_players": spec.min_players,
@@ -119,7 +119,10 @@ class Games:
         names = cardgym.registry.names()
         if not isinstance(game, str) or game not in names:
             raise Refused(f"game must be one of {', '.join(names)}, got {game!r}")
-        spec = cardgym.get_game(game)
+        try:
+            spec = cardgym.get_game(game)
+        except cardgym.registry.BrokenGame as exc:
+            raise Refused(f"game: {exc}") from None
         opponents = [spec.default_bot] if opponents is None else opponents
         allowed = list(spec.bots) + [OPEN]
         if not isinstance(opponents, list) or not all(isinstance(o, str) for o in opponents):
