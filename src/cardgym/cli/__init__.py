@@ -527,8 +527,8 @@ def cmd_mcp(args, extra):
 
     try:
         serve_stdio(max_games=args.max_games, expire=args.expire)
-    except ImportError as exc:
-        raise SystemExit(f"cardgym mcp: {exc}") from None
+    except ImportError as exc:  # its message names the command and the extra
+        raise SystemExit(str(exc)) from None
 
 
 #: most ``cardgym warmup`` processes at once
@@ -538,7 +538,10 @@ MAX_JOBS = 256
 def cmd_warmup(args, extra):
     from cardgym.cli.warmup import warm
 
-    warm(args.games or None, jobs=args.jobs, progress=not args.no_progress)
+    try:
+        warm(args.games or None, jobs=args.jobs, progress=not args.no_progress)
+    except ValueError as exc:  # a game that fails to load (cardgym.registry.BrokenGame), named in one line
+        raise SystemExit(f"cardgym warmup: {exc}") from None
 
 
 def cmd_replay(args, extra):
