@@ -256,8 +256,11 @@ def main(argv=None) -> int:
 
     from .progress import status
 
-    with status("setting up the games and opponents…", cfg.progress):
-        tr = Trainer(cfg)
+    try:
+        with status("setting up the games and opponents…", cfg.progress):
+            tr = Trainer(cfg)
+    except ValueError as exc:  # an --init file that is no usable model, and the like: one line, no traceback
+        raise SystemExit(f"cardgym train: error: {exc}") from None
     print(f"training {cfg.game} ({tr.np} players) for {cfg.total_steps:,} learner steps "
           f"on {cfg.num_envs} games, opponents {cfg.opponents}; output in {cfg.out}", file=sys.stderr)
     try:
