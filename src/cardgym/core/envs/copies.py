@@ -119,3 +119,39 @@ class CopiesThroughState:
     def clone(self):
         """An independent copy that continues exactly like this environment (``copy.deepcopy(env)``)."""
         return self.__deepcopy__({})
+
+
+class CopiesWholeStack:
+    """``clone()`` and ``copy.copy`` for a wrapper around an env of this module: a copy of the whole
+    stack (``copy.deepcopy``: every wrapper's own state and the game), never the bare env (a wrapper's
+    attribute forwarding would reach the inner env's ``clone``) nor a shallow copy that shares the game."""
+
+    def clone(self):
+        """An independent copy of the wrapped env, wrappers included, that continues exactly like it."""
+        return copy.deepcopy(self)
+
+    def __copy__(self):
+        return copy.deepcopy(self)
+
+
+def _gym_copyable():
+    import gymnasium
+
+    class Copyable(CopiesWholeStack, gymnasium.Wrapper, gymnasium.utils.RecordConstructorArgs):
+        """The outermost wrapper of ``gymnasium.make("cardgym/...")`` (the ids' ``additional_wrappers``):
+        ``env.clone()`` and ``copy.copy(env)`` copy the whole stack (Gymnasium's wrappers have no
+        ``clone`` and copy shallowly); everything else passes through unchanged."""
+
+        def __init__(self, env):
+            gymnasium.utils.RecordConstructorArgs.__init__(self)
+            gymnasium.Wrapper.__init__(self, env)
+
+    Copyable.__module__, Copyable.__qualname__ = __name__, "Copyable"  # pickled by name
+    return Copyable
+
+
+def __getattr__(name):  # the Gymnasium wrapper is built on first use: this module imports no gymnasium
+    if name == "Copyable":
+        globals()["Copyable"] = cls = _gym_copyable()
+        return cls
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
