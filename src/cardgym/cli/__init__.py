@@ -379,7 +379,7 @@ def build_parser(argv=()) -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_play)
 
     e = command("eval", check=check_eval, help="duplicate matches and ratings of bots or saved policies", description=(
-        "Duplicate matches: every deal is played once per seat rotation; 95% Wilson intervals.".replace("%", "%%")))
+        "Duplicate matches: every deal is played once per seat rotation; 95% Wilson intervals."))
     e.add_argument("game", choices=games)
     e.add_argument("--bots", required=True, metavar="A,B[,C...]", help=f"comma-separated bots{bots}, agent (the shipped trained agent) or model files")
     e.add_argument("--games", type=integer(1, MAX_GAMES), default=2000, help="games per pair, and of line-ups for the "
