@@ -237,12 +237,22 @@ def guard_damaged_entries(owns) -> bool:
         _hook_off("guard_damaged_entries", exc)
         return False
 
-    def _owned(cache) -> bool:
-        py_func = getattr(cache, "_py_func", None)
-        return py_func is not None and owns(py_func)
+    Cache.load_overload = _guarded_load(original, owns)
+    Cache.save_overload = _guarded_save(original_save, owns)
+    _GUARDED = True
+    return True
+
+
+def _owned(cache, owns) -> bool:
+    py_func = getattr(cache, "_py_func", None)
+    return py_func is not None and owns(py_func)
+
+
+def _guarded_load(original, owns):
+    """``Cache.load_overload`` that drops an unreadable or foreign entry of an owned function (a miss)."""
 
     def load_overload(self, sig, target_context):
-        if not _owned(self):
+        if not _owned(self, owns):
             return original(self, sig, target_context)
         try:
             data = original(self, sig, target_context)
@@ -252,20 +262,25 @@ def guard_damaged_entries(owns) -> bool:
             why = f"ValueError: {problem}"
         except Exception as exc:
             why = f"{type(exc).__name__}: {exc}"
-        try:
-            files = entry_files(self)
-        except AttributeError:  # pragma: no cover - numba changed
-            raise
+        files = entry_files(self)
         _drop(files)
         print(f"cardgym: damaged kernel cache entry {files[0]} ({why}); dropped, recompiling", file=sys.stderr,
               flush=True)
         return None
 
+    load_overload.__wrapped__ = original
+    return load_overload
+
+
+def _guarded_save(original, owns):
+    """``Cache.save_overload`` that clears a folder standing where an owned function's entry file goes,
+    and keeps the code in memory (one line per cache folder) when the cache cannot be written."""
+
     def save_overload(self, sig, data):
-        if not _owned(self):
-            return original_save(self, sig, data)
+        if not _owned(self, owns):
+            return original(self, sig, data)
         try:
-            return original_save(self, sig, data)
+            return original(self, sig, data)
         except OSError as exc:
             folders = [f for f in entry_files(self) if os.path.isdir(f)]
             if folders:  # a folder where an entry file goes: removed, then saved again
@@ -273,20 +288,19 @@ def guard_damaged_entries(owns) -> bool:
                 print(f"cardgym: damaged kernel cache entry {folders[0]} (a folder); dropped, saving again",
                       file=sys.stderr, flush=True)
                 try:
-                    return original_save(self, sig, data)
+                    return original(self, sig, data)
                 except OSError as again:
                     exc = again
-            where = os.path.dirname(self._cache_file._index_path)
-            if where not in _unsaved:
-                _unsaved.add(where)
-                print(f"cardgym: the kernel cache {where} is not writable ({type(exc).__name__}: {exc}); kernels "
-                      "compiled now are kept in memory only (run cardgym warmup where the cache is writable)",
-                      file=sys.stderr, flush=True)
+            _say_unsaved(os.path.dirname(self._cache_file._index_path), exc)
             return None
 
-    load_overload.__wrapped__ = original
-    save_overload.__wrapped__ = original_save
-    Cache.load_overload = load_overload
-    Cache.save_overload = save_overload
-    _GUARDED = True
-    return True
+    save_overload.__wrapped__ = original
+    return save_overload
+
+
+def _say_unsaved(where: str, exc: OSError) -> None:
+    if where not in _unsaved:
+        _unsaved.add(where)
+        print(f"cardgym: the kernel cache {where} is not writable ({type(exc).__name__}: {exc}); kernels "
+              "compiled now are kept in memory only (run cardgym warmup where the cache is writable)",
+              file=sys.stderr, flush=True)
