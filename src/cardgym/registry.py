@@ -472,10 +472,8 @@ def _register_ids(e: GameEntry) -> None:
     if e.gym_id not in gymnasium.registry:
         # gymnasium.make_vec(gym_id, num_envs=N) picks the vector entry point (one compiled batch,
         # cardgym.make_vec) unless vectorization_mode="sync"/"async" asks for N Python envs
-        # the outermost wrapper gives the made env clone() and a copy.copy that copies the whole stack
-        copies = gymnasium.envs.registration.WrapperSpec("Copyable", "cardgym.core.envs.copies:Copyable", {})
         gymnasium.register(id=e.gym_id, entry_point=f"{e.module}:{e.gym_class}",
-                           vector_entry_point=f"{e.module}:make_vec", additional_wrappers=(copies,))
+                           vector_entry_point=f"{e.module}:make_vec")
     try:
         import pettingzoo
     except ImportError:  # pragma: no cover - pettingzoo is a core dependency

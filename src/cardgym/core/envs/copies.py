@@ -132,26 +132,3 @@ class CopiesWholeStack:
 
     def __copy__(self):
         return copy.deepcopy(self)
-
-
-def _gym_copyable():
-    import gymnasium
-
-    class Copyable(CopiesWholeStack, gymnasium.Wrapper, gymnasium.utils.RecordConstructorArgs):
-        """The outermost wrapper of ``gymnasium.make("cardgym/...")`` (the ids' ``additional_wrappers``):
-        ``env.clone()`` and ``copy.copy(env)`` copy the whole stack (Gymnasium's wrappers have no
-        ``clone`` and copy shallowly); everything else passes through unchanged."""
-
-        def __init__(self, env):
-            gymnasium.utils.RecordConstructorArgs.__init__(self)
-            gymnasium.Wrapper.__init__(self, env)
-
-    Copyable.__module__, Copyable.__qualname__ = __name__, "Copyable"  # pickled by name
-    return Copyable
-
-
-def __getattr__(name):  # the Gymnasium wrapper is built on first use: this module imports no gymnasium
-    if name == "Copyable":
-        globals()["Copyable"] = cls = _gym_copyable()
-        return cls
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
