@@ -142,8 +142,8 @@ class SkipBoRules(Rules):
         "the hand is a draw after ``stall_rounds * num_players`` turns in a row with no card played to "
         "a build pile while nothing can be drawn or recycled (default 2; ``None`` or 0 = off).")
     max_turns: int = option(DEFAULT_MAX_TURNS,
-        "turn cap of the episode (turns, not actions); reaching it truncates (default 3000; at most 32,767 "
-        "with match_target).")
+        "turn cap of the episode (turns, not actions; at most 32,767 with match_target); reaching it "
+        "truncates (default 3000).")
     match_target: Optional[int] = option(None,
         "``None`` (default, one hand is the episode) or the points total (500 officially) that ends a "
         "match of several hands.")
