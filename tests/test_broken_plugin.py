@@ -96,7 +96,8 @@ def run(*argv):
 res = {" ".join(a): run(*a) for a in (["--help"], ["eval", "--help"], ["play", "--help"], ["new-game", "--help"],
                                       ["rules", "--help"], ["warmup", "--help"], ["rules", "skyjo", "--raw"],
                                       ["eval", "skyjo", "--bots", "random,greedy", "--games", "2", "--json"],
-                                      ["eval", "badimport", "--bots", "random,greedy"], ["rules", "badcontract"])}
+                                      ["eval", "badimport", "--bots", "random,greedy"], ["rules", "badcontract"],
+                                      ["train", "--help"], ["train", "badimport"])}
 from starlette.testclient import TestClient
 from cardgym.web.app import create_app
 from cardgym.web.tables import Tables
@@ -116,7 +117,8 @@ def test_commands_and_the_web_table_work_with_broken_plugins_installed(tmp_path)
                           env=_env(_broken_games(tmp_path)), timeout=600)
     assert proc.returncode == 0, proc.stderr[-3000:]
     res = json.loads(proc.stdout.splitlines()[-1])
-    for cmd in ("--help", "eval --help", "play --help", "new-game --help", "rules --help", "warmup --help"):
+    for cmd in ("--help", "eval --help", "play --help", "new-game --help", "rules --help", "warmup --help",
+                "train --help"):
         code, out, err = res[cmd]
         assert code == 0 and "usage: cardgym" in out and "Traceback" not in err, (cmd, err[-2000:])
     for cmd in ("eval --help", "play --help", "rules --help"):  # the games' list names each broken one
@@ -132,6 +134,8 @@ def test_commands_and_the_web_table_work_with_broken_plugins_installed(tmp_path)
         assert code != 0 and code.count("\n") == 0, (cmd, code)
         assert f"game {name!r} (package brokengames.{name}, entry point {name} (broken-games))" in code
         assert BROKEN[name] in code
+    code, out, err = res["train badimport"]
+    assert code == 2 and "Traceback" not in err and BROKEN["badimport"] in err.strip().splitlines()[-1]
     status, names, made, body = res["web"]
     assert status == 200 and "skyjo" in names and not set(BROKEN) & set(names)
     assert made == 400 and BROKEN["badimport"] in body["error"]

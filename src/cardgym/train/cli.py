@@ -163,7 +163,7 @@ def build_parser():
 
     group = p.add_argument_group("rule options (cardgym rules GAME explains them; values: numbers, true/false, text)")
     found: dict = {}
-    for name in sorted(cardgym.GAMES):
+    for name in cardgym.registry.loadable(sorted(cardgym.GAMES)):  # a game that fails to load: left out
         rules_cls = cardgym.get_game(name).rules_cls
         helps, defaults = option_help(rules_cls), rule_defaults(rules_cls)
         for opt in defaults:
@@ -194,7 +194,10 @@ def config_from_args(argv) -> tuple:
     parser = build_parser()
     a = parser.parse_args(argv)
     check_output(parser, "--out", a.out or f"runs/{a.game}", "folder")  # before any training
-    preset = game_preset(a.game)
+    try:
+        preset = game_preset(a.game)
+    except ValueError as exc:  # a game that fails to load (cardgym.registry.BrokenGame): its one line
+        parser.error(f"argument game: {exc}")
     rules = dict(preset.pop("rules", {}))
     spelling = {}  # rule option -> the flag it came from, for the error messages
     for kv in a.rule:
