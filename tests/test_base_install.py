@@ -93,5 +93,5 @@ def test_every_command_works_on_the_base_install_or_names_its_extra(tmp_path):
             line = code if isinstance(code, str) else err.strip()
             assert code not in (0, None) and "Traceback" not in err, (cmd, code, err[-2000:])
             assert "\n" not in line and re.search(rf"pip install 'cardgym\[{extra}\]'", line), (cmd, line)
-    assert "cardgym warmup: " in res[f"warmup skipbo_junior --no-progress"][2]
-    assert json.loads(res[f"ladder skyjo --player random --deals 1 --json"][1])["player"] == "random"
+    assert "cardgym warmup: " in res["warmup skipbo_junior --no-progress"][2]
+    assert json.loads(res["ladder skyjo --player random --deals 1 --json"][1])["player"] == "random"

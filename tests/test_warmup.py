@@ -77,7 +77,7 @@ def read_only_runner(folder: Path):
         probe = subprocess.run(["unshare", "-rm", "sh", "-c", f"mount --bind -o ro '{folder}' '{folder}' && "
                                 f"! touch '{folder}/.probe' 2>/dev/null"], capture_output=True)
         if probe.returncode == 0:
-            return lambda argv: ["unshare", "-rm", "sh", "-c", f'mount --bind -o ro "$0" "$0" && exec "$@"',
+            return lambda argv: ["unshare", "-rm", "sh", "-c", 'mount --bind -o ro "$0" "$0" && exec "$@"',
                                  str(folder), *argv]
     if os.geteuid() != 0:
         for path in [folder, *folder.rglob("*")]:

@@ -282,17 +282,18 @@ def _guarded_save(original, owns):
         try:
             return original(self, sig, data)
         except OSError as exc:
-            folders = [f for f in entry_files(self) if os.path.isdir(f)]
-            if folders:  # a folder where an entry file goes: removed, then saved again
-                _drop(folders)
-                print(f"cardgym: damaged kernel cache entry {folders[0]} (a folder); dropped, saving again",
-                      file=sys.stderr, flush=True)
-                try:
-                    return original(self, sig, data)
-                except OSError as again:
-                    exc = again
-            _say_unsaved(os.path.dirname(self._cache_file._index_path), exc)
-            return None
+            error = exc
+        folders = [f for f in entry_files(self) if os.path.isdir(f)]
+        if folders:  # a folder where an entry file goes: removed, then saved again
+            _drop(folders)
+            print(f"cardgym: damaged kernel cache entry {folders[0]} (a folder); dropped, saving again",
+                  file=sys.stderr, flush=True)
+            try:
+                return original(self, sig, data)
+            except OSError as exc:
+                error = exc
+        _say_unsaved(os.path.dirname(self._cache_file._index_path), error)
+        return None
 
     save_overload.__wrapped__ = original
     return save_overload
