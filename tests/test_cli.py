@@ -70,9 +70,9 @@ def test_rules(name, capsys):
 
 
 def _first_move(screen: str) -> str:
-    """The first move number listed on the last screen of ``cardgym play`` ("  12  text" or "... 0=12")."""
+    """The first move number listed on the last screen of ``cardgym play`` ("  12  text" or "... 0→12")."""
     moves = screen.rsplit("Your moves", 1)[-1].split("your move>")[0]
-    m = re.search(r"^\s+(\d+)  \S|[#:]:?\s+\S+=(\d+)", moves, re.M) or re.search(r"=(\d+)", moves)
+    m = re.search(r"^\s+(\d+)  \S|[#:]:?\s+\S+→(\d+)", moves, re.M) or re.search(r"→(\d+)", moves)
     return next(g for g in m.groups() if g)
 
 

@@ -33,7 +33,14 @@ LLM_REFUSE = {"--llm-base-url": ["", "x", "ftp://host/v1", "http://"], "--llm-mo
               "--llm-key-env": ["", "1KEY", "A-B"], "--llm-temperature": ["-1", "nan", "2.5"],
               "--llm-max-tokens": ["0", "-1", "x"], "--llm-timeout": ["0", "-1", "nan", "inf"],
               "--llm-retries": ["-1", "21", "x"], "--llm-fallback": ["", "retry"], "--llm-moves": ["", "all"],
-              "--llm-template": ["", "no/such/template.txt"], "--llm-seed": ["-1", "x"]}
+              "--llm-history": ["", "all"],
+              "--llm-template": ["", "no/such/template.txt"], "--llm-seed": ["-1", "x"],
+              "--llm-mode": ["", "tool"], "--llm-deadline": ["0", "-1", "nan"],
+              "--llm-max-server-failures": ["-0.1", "1.5", "x"]}
+#: values the run flags of ``cardgym eval`` and ``cardgym ladder`` must refuse (the players parsed are bots:
+#: --concurrency and --resume apply to text players only)
+RUN_REFUSE = {"--concurrency": ["0", "-1", "1025", "x", "2"], "--resume": ["", " ", "no/such/run"],
+              "--price-in": ["-1", "nan", "inf", "x"], "--price-out": ["-1", "nan", "inf", "x"]}
 
 #: values each command's flags must refuse (rule options: `RULE_BAD`)
 REFUSE = {
@@ -41,16 +48,18 @@ REFUSE = {
              "--record": ["", " ", "/proc/cardgym.jsonl"]},
     "eval": {"--bots": ["", "random", "random,", "random,nobody"], "--games": ["0", "-1", "10000001", "x"],
              "--seed": ["-1", "99999999999999999999999", "1.5"],
-             "--record": ["", " "], "--record-games": ["0", "-1", "x"], **LLM_REFUSE},
+             "--record": ["", " "], "--record-games": ["0", "-1", "x"], **LLM_REFUSE, **RUN_REFUSE},
     "ladder": {"--player": ["", "nobody", "text:no/such/file.py:f"], "--deals": ["0", "-1", "100001", "x"],
-               "--record": ["", " "], **LLM_REFUSE},
-    "mcp": {"--max-games": ["0", "-1", "100000"], "--expire": ["0", "-1", "nan", "inf"]},
+               "--record": ["", " "], "--format": ["", "fast"], **LLM_REFUSE, **RUN_REFUSE},
+    "mcp": {"--max-games": ["0", "-1", "100000"], "--expire": ["0", "-1", "nan", "inf"],
+            "--keep-finished": ["-1", "x", "100001"], "--port": ["-1", "65536", "x"], "--host": ["", " "],
+            "--allow-host": ["", " "], "--max-clients": ["0", "-1", "x", "10001"]},
     "rules": {"--width": ["0", "-1", "x", "100000"]},
     "warmup": {"--jobs": ["0", "-1", "x", "1.5", "100000"]},
     "replay": {"--seat": ["-1", "x"], "--gif": ["", " ", "/proc/cardgym.gif"], "--fps": ["0", "-1", "nan", "inf", "61"]},
     "serve": {"--port": ["0", "-1", "65536", "x"], "--host": ["", " "], "--model": ["", " "],
               "--record": ["", "no/such/record.jsonl"], "--max-games": ["0", "-1", "100000"],
-              "--expire": ["0", "-1", "nan", "inf"], "--pace": ["-1", "nan", "inf", "11"],
+              "--expire": ["0", "-1", "nan", "inf"], "--pace": ["-1", "nan", "inf", "11"], "--idle": ["0", "-1", "nan", "x"],
               "--allow-host": ["", " "], **LLM_REFUSE},
     "bench": {"--seconds": ["0", "-1", "nan", "inf"], "--rounds": ["0", "-1", "x"], "--num-envs": ["0", "-1", "9999999"],
               "--games": ["", "nogame", "skyjo,"], "--json": ["", "/proc/cardgym.json"]},

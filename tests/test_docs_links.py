@@ -25,7 +25,7 @@ INTERNAL = [
     (r"(?<![\w_])shared/", "a path of the development machine (shared/...)"),
     (r"/work/|/root/|/home/", "a developer's absolute path"),
     (r"seed doc", "the project's seed documents"),
-    (r"\bsessions?\b", "the sessions the project was built in"),
+    (r"(?<!server-)\bsessions?\b", "the sessions the project was built in"),
     (r"\bissues? #?\d+", "an issue of the project's tracker"),
     (r"PRIOR_ART|RULES\.md|DESIGN\.md|ECOSYSTEM\.md", "a planning document outside the repository"),
     (r"dev(elopment)? machine|shared with other jobs", "the development machine"),

@@ -41,6 +41,12 @@ def test_site_builds_in_strict_mode(tmp_path):
     assert proc.returncode == 0, f"mkdocs build --strict failed:\n{proc.stderr}\n{proc.stdout}"
     assert (tmp_path / "site" / "index.html").is_file()
     assert (tmp_path / "site" / "reference" / "cardgym" / "index.html").is_file()
+    # the generated reference of the kit lists every name a game author may import from it
+    import cardgym.kit
+
+    kit = (tmp_path / "site" / "reference" / "kit" / "index.html").read_text()
+    missing = [n for n in cardgym.kit.__all__ if f'id="cardgym.kit.{n}"' not in kit and f"<code>{n}</code>" not in kit]
+    assert not missing, f"docs/reference/kit.md does not show {missing}"
 
 
 def test_every_docs_page_is_in_the_nav():

@@ -55,3 +55,40 @@ def test_from_old_path_import_a_name_warns():
 def test_an_unknown_module_is_still_an_error():
     with pytest.raises(ModuleNotFoundError):
         __import__("cardgym.no_such_module")
+
+
+@pytest.mark.subprocess
+def test_old_paths_of_the_earlier_docs_warn_naming_their_successor():
+    """Every module path the docs of earlier releases showed a game author (cardgym._MOVED_INSIDE):
+    importing it warns, naming cardgym.kit where a game now imports its names, and gives the new
+    module's objects (a module that also held names now kept elsewhere reads those too)."""
+    code = (
+        "import importlib, warnings\n"
+        "import cardgym\n"
+        "for old, (new, kit, also) in cardgym._MOVED_INSIDE.items():\n"
+        "    with warnings.catch_warnings(record=True) as caught:\n"
+        "        warnings.simplefilter('always')\n"
+        "        mod = importlib.import_module('cardgym.' + old)\n"
+        "    msgs = [str(w.message) for w in caught if w.category is DeprecationWarning]\n"
+        "    assert any(m.startswith(f'cardgym.{old} moved to {new};') for m in msgs), (old, msgs)\n"
+        "    if kit:\n"
+        "        assert any(f'from {kit}' in m for m in msgs), (old, msgs)\n"
+        "    target = importlib.import_module(new)\n"
+        "    public = [n for n in vars(target) if not n.startswith('_')]\n"
+        "    assert public and all(getattr(mod, n) is getattr(target, n) for n in public), old\n"
+        "    for other in also:\n"
+        "        o = importlib.import_module(other)\n"
+        "        assert all(getattr(mod, n) is getattr(o, n) for n in vars(o) if n[:1] != '_' and not hasattr(target, n))\n"
+        "from cardgym.core.game import GameSpec, TERMINATED\n"
+        "from cardgym.kit import GameSpec as G, TERMINATED as T\n"
+        "assert GameSpec is G and TERMINATED == T\n"
+        "import cardgym.core.game as g\n"
+        "try:\n"
+        "    g.no_such_name\n"
+        "except AttributeError as e:\n"
+        "    assert 'now cardgym.core.spec.game' in str(e), e\n"
+        "else:\n"
+        "    raise SystemExit('no AttributeError')\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-2000:] + proc.stdout

@@ -95,7 +95,9 @@ def test_a_whole_skyjo_game_against_expert_leaks_nothing():
         st = c.post(f"/api/games/{gid}/move", json={"action": a, "step": st["step"]}, headers=hdr(tok)).json()
         moves += 1
     assert moves > 10 and st["view"]["result"]["winners"]
-    assert {e["seat"] for e in st["log"]} == {0, 1} and all("policy" not in e for e in st["log"])
+    assert st["last_round"]["round"] == 1 and st["last_round"]["totals"] == st["table"]["rounds"][-1]["totals"]
+    log = c.get(f"/api/games/{gid}", headers=hdr(tok)).json()["log"]  # no since: the whole log
+    assert len(log) == st["step"] and {e["seat"] for e in log} == {0, 1} and all("policy" not in e for e in log)
     watcher = c.get(f"/api/games/{gid}").json()  # a page without a token: the public table
     assert watcher["viewer"] is None and watcher["view"]["legal"] == []
     # the record, once over, replays to the same result
@@ -399,6 +401,152 @@ def test_one_page_cannot_fill_the_bound():
     start(c, headers=b)
     limits = c.get("/api/games").json()["limits"]
     assert limits == {**limits, "max_games": 4, "per_client": 2, "in_progress": 3}
+
+
+@pytest.mark.slow
+def test_the_log_is_sent_from_what_the_page_holds():
+    c, tables = client()
+    endless = {"match_target": 10**6, "max_turns": 2**31 - 1}
+    g = start(c, "skipbo", ("expert", "expert"), rules=endless, seed=1)
+    whole = c.get(f"/api/games/{g['id']}").json()
+    n = whole["step"]
+    assert whole["log_from"] == 0 and len(whole["log"]) == n > 0
+    nxt = c.get(f"/api/games/{g['id']}?since={n}").json()
+    assert nxt["log_from"] == n and len(nxt["log"]) == nxt["step"] - n and nxt["log"][0]["n"] == n
+    again = c.get(f"/api/games/{g['id']}?since=0").json()
+    assert again["log"][:len(nxt["log"]) + n] == whole["log"] + nxt["log"]
+    # a step's answer does not grow with the game: the same size at move 3,000 as near the start
+    t = tables.live[g["id"]]
+    small = len(c.get(f"/api/games/{g['id']}?since={len(t.log)}").content)
+    t.advance(moves=3000, seconds=1e9)
+    big = len(c.get(f"/api/games/{g['id']}?since={len(t.log)}").content)
+    assert len(t.log) > 3000 and big < 1.5 * small + 4000, (small, big)
+    for bad in ("-1", "x", str(10**6)):
+        r = c.get(f"/api/games/{g['id']}?since={bad}")
+        assert r.status_code == 400 and "since (the number of log entries" in r.json()["error"]
+    # a move's answer starts at the step the page had seen
+    p = start(c, "skyjo", ("person", "expert"), seed=3)
+    st = c.get(f"/api/games/{p['id']}", headers=hdr(p["token"])).json()
+    a = st["view"]["legal"][0]["action"]
+    moved = c.post(f"/api/games/{p['id']}/move", json={"action": a, "step": st["step"]}, headers=hdr(p["token"])).json()
+    assert moved["log_from"] == st["step"] and moved["log"][0]["action"] == a
+    # a replay sends the log once: then one step's worth
+    rec = play_recorded("skyjo", ["greedy", "greedy"], seed=2)
+    rid = c.post("/api/records", content=rec.text().encode()).json()["id"]
+    first = c.get(f"/api/records/{rid}?step=0").json()
+    assert len(first["log"]) == len(rec.actions) and first["log_from"] == 0
+    step = c.get(f"/api/records/{rid}?step=5&since={len(rec.actions)}").json()
+    assert step["log"] == [] and step["step"] == 5
+    assert c.get(f"/api/records/{rid}?step=5&since={len(rec.actions) + 1}").status_code == 400
+
+
+@pytest.mark.slow
+def test_an_opened_records_cost_is_counted_high():
+    """`record_cost` counts at least what tracemalloc sees a record's replay hold (with a text player's
+    long answers too), and not more than twice that."""
+    import gc
+    import tracemalloc
+
+    from cardgym.web.tables import record_cost
+
+    for name, tele in (("skipbo", False), ("skyjo", False), ("skyjo", True)):
+        lines = play_recorded(name, ["greedy", "greedy"], seed=3).text().splitlines()
+        if tele:
+            lines = [json.dumps({**d, "telemetry": {"answers": ["I take the discard, it lowers my row " * 8] * 3,
+                                                    "attempts": 3, "latency_ms": 120.5, "tokens_in": 900}})
+                     if d["type"] == "action" else json.dumps(d) for d in map(json.loads, lines)]
+        text = "\n".join(lines) + "\n"
+        gc.collect()
+        tracemalloc.start()
+        rec = parse_record(text)
+        held = replay_states(rec)
+        gc.collect()
+        used = tracemalloc.get_traced_memory()[0]
+        tracemalloc.stop()
+        del held
+        need = record_cost(cardgym.get_game(name), len(rec.actions), len(text))
+        assert used <= need <= 2 * used + 512 * 1024, (name, tele, used, need)
+
+
+def test_uploads_are_listed_for_their_page_and_a_byte_order_mark_is_no_damage(tmp_path):
+    from cardgym.cli import build_parser
+    from cardgym.web import build_tables, check_host, url
+
+    good = play_recorded("skyjo", ["random", "greedy"], seed=1).save(tmp_path / "good.jsonl")
+    tables = build_tables(build_parser(["serve"]).parse_args(["serve", "--record", str(good)]))
+    c = TestClient(create_app(tables), base_url="http://127.0.0.1:8000")
+    text = (tmp_path / "good.jsonl").read_text()
+    r = c.post("/api/records?name=mine.jsonl", content=("\ufeff" + text).encode(), headers={"X-Page": "page-a"})
+    assert r.status_code == 201, r.text
+    mine = {x["name"] for x in c.get("/api/games", headers={"X-Page": "page-a"}).json()["records"]}
+    theirs = {x["name"] for x in c.get("/api/games", headers={"X-Page": "page-b"}).json()["records"]}
+    assert mine == {"good.jsonl", "mine.jsonl"} and theirs == {"good.jsonl"}
+    # the URL printed answers: another loopback address is allowed, an IPv6 one is in brackets
+    args = build_parser(["serve"]).parse_args(["serve", "--host", "127.0.0.2"])
+    assert "127.0.0.2" in check_host(args) and url("127.0.0.2", 8000) == "http://127.0.0.2:8000/"
+    assert url("::1", 8000) == "http://[::1]:8000/"
+    c2 = TestClient(create_app(Tables(), allowed_hosts=check_host(args)), base_url="http://127.0.0.2:8000")
+    assert c2.get("/api/games").status_code == 200
+
+
+def test_left_and_idle_games_end_and_free_their_slot():
+    from cardgym.web.tables import GRACE
+
+    now = [0.0]
+    c, tables = client(max_games=3, per_client=3, idle=100, clock=lambda: now[0])
+    pa = {"X-Page": "page-a"}
+    g = start(c, headers=pa)
+    me = {**hdr(g["token"]), **pa}
+    # a spectator (no token) cannot end it; bad bodies are refused
+    r = c.post(f"/api/games/{g['id']}/leave", json={"soon": False}, headers={"X-Page": "page-b"})
+    assert r.status_code == 403 and "spectator" in r.json()["error"]
+    assert c.post(f"/api/games/{g['id']}/leave", json={"soon": 1}, headers=me).status_code == 400
+    assert tables.in_progress() == 1
+    # the page leaves it: it ends at once, says why, and its record (unfinished) stays
+    r = c.post(f"/api/games/{g['id']}/leave", json={"soon": False}, headers=me)
+    assert r.status_code == 200 and r.json()["status"] == "stopped" and tables.in_progress() == 0
+    st = c.get(f"/api/games/{g['id']}", headers=me).json()
+    assert st["status"] == "stopped" and st["outcome"] == "the game was ended: player_0 left"
+    assert parse_record(c.get(f"/api/games/{g['id']}/record").text).end["finished"] is False
+    # a page going away (soon): a reload (a new page id, same token) takes the seat back and keeps it
+    g = start(c, headers=pa)
+    c.post(f"/api/games/{g['id']}/leave", json={"soon": True}, headers={**hdr(g["token"]), **pa})
+    now[0] += 1
+    assert c.get(f"/api/games/{g['id']}", headers={**hdr(g["token"]), "X-Page": "page-a2"}).status_code == 200
+    now[0] += 2 * GRACE
+    assert c.get(f"/api/games/{g['id']}", headers={**hdr(g["token"]), "X-Page": "page-a2"}).json()["status"] == "playing"
+    # ... a closed tab does not come back: the game ends GRACE seconds later
+    c.post(f"/api/games/{g['id']}/leave", json={"soon": True}, headers={**hdr(g["token"]), "X-Page": "page-a2"})
+    now[0] += GRACE + 0.5
+    assert tables.in_progress() == 1 and c.get("/api/games").status_code == 200 and tables.in_progress() == 0
+    # a bots-only game ends when the page that started it leaves; a game nobody asks for ends after `idle`
+    w = start(c, "skipbo_junior", ("expert", "greedy"), headers={"X-Page": "page-w"}, pace=5.0)
+    assert c.post(f"/api/games/{w['id']}/leave", json={"soon": False}, headers=pa).status_code == 403
+    assert c.post(f"/api/games/{w['id']}/leave", json={"soon": False}, headers={"X-Page": "page-w"}).json()["status"] == "stopped"
+    g = start(c, headers=pa)
+    now[0] += 99
+    c.get("/api/games")
+    assert tables.in_progress() == 1
+    now[0] += 2
+    start(c, headers={"X-Page": "page-c"})
+    assert tables.in_progress() == 1
+    st = c.get(f"/api/games/{g['id']}", headers={**hdr(g["token"]), **pa}).json()
+    assert st["status"] == "stopped" and "nobody asked for it in 100 s" in st["outcome"]
+
+
+def test_refusals_name_the_bound_that_was_reached():
+    c, tables = client(max_games=3, per_client=1)
+    start(c, headers={"X-Page": "page-a"})
+    r = c.post("/api/games", json={"game": "skyjo", "num_players": 2, "seats": ["person", "expert"]},
+               headers={"X-Page": "page-a"})
+    assert r.status_code == 429 and r.json()["error"].startswith("this page already has 1 game in progress")
+    start(c)
+    r = c.post("/api/games", json={"game": "skyjo", "num_players": 2, "seats": ["person", "expert"]})
+    assert r.status_code == 429 and r.json()["error"].startswith("this client (address testclient, no X-Page id)")
+    start(c, headers={"X-Page": "page-b"})
+    r = c.post("/api/games", json={"game": "skyjo", "num_players": 2, "seats": ["person", "expert"]},
+               headers={"X-Page": "page-c"})
+    assert r.status_code == 429 and "limit of 3 games in progress (all pages together)" in r.json()["error"]
 
 
 def test_a_bots_only_game_advances_in_bounded_slices_and_stops_at_the_move_limit():

@@ -435,12 +435,18 @@ def test_the_preparing_state_and_the_servers_pace(server, browser):
     old = tables.pace
     tables.pace = 0.25
     try:
+        # picking a game not yet compiled starts its preparation on the server at once
         browser.execute_script(
+            "window.__prep = []; const real2 = window.fetch; window.fetch = (u, o) => {"
+            "  if (u === '/api/prepare') window.__prep.push(JSON.parse(o.body).game); return real2(u, o); };"
+            "CAT.games.find(g => g.name === 'skyjo').status = 'cold';"
             "const f = document.querySelector('#f-game'); f.value = 'skyjo'; f.dispatchEvent(new Event('change'));"
             "document.querySelector('#f-seat-0').value = 'person';")
+        assert wait(browser, "window.__prep.length && window.__prep") == ["skyjo"]
         browser.find_element(By.ID, "f-start").click()
         wait(browser, "!document.querySelector('#preparing').hidden")
-        assert browser.find_element(By.ID, "preparing").text == "preparing Skyjo (first use, ~10 s)…"
+        assert browser.find_element(By.ID, "preparing").text == \
+            "preparing Skyjo (first use in this server: compiling, about 10-40 s)…"
         wait(browser, "S.state && S.state.kind === 'live'")
         assert not browser.find_element(By.ID, "preparing").is_displayed()
         assert tables.live[browser.execute_script("return S.id")].pace == 0.25
@@ -481,12 +487,38 @@ def test_a_fan_of_any_size_can_be_clicked_and_a_long_log_keeps_its_numbers(serve
     nums = browser.execute_script(
         "const st = Object.assign({}, S.state, {log: [...Array(123).keys()].map(i => ({n: i, seat: i % 2, action: 0,"
         "  text: 'play the 5 from their hand stack 1 on build pile 3'}))});"
+        "const keep = L.entries; L.entries = st.log; L.lo = null;"  # drawn anew
         "drawLog(st); const box = document.querySelector('#log-box').getBoundingClientRect();"
         "const out = [...document.querySelectorAll('#log li .n')].map(e => { const r = e.getBoundingClientRect();"
         "  return [e.textContent, r.left >= box.left - 0.5 && e.scrollWidth <= e.clientWidth + 0.5]; });"
-        "drawLog(S.state); return out;")
+        "L.entries = keep; L.lo = null; drawLog(S.state); return out;")
     assert [t for t, _ in nums] == [f"{i}." for i in range(1, 124)]
     assert all(ok for _, ok in nums), [t for t, ok in nums if not ok][:5]
+    # a log of 1,000 moves draws its latest WINDOW lines (300), then appends and drops; a replay draws the
+    # lines around its current move and re-marks only those between two steps
+    got = browser.execute_script(
+        "const mk = (k) => [...Array(k).keys()].map(i => ({n: i, seat: i % 2, action: 0, text: 'pass'}));"
+        "const keep = L.entries, nums = () => [...document.querySelectorAll('#log li .n')].map(e => e.textContent);"
+        "const out = {}; const st = Object.assign({}, S.state, {log: null});"
+        "L.entries = mk(1000); L.lo = null; drawLog(st);"
+        "out.live = [nums().length, nums()[0], nums().at(-1), document.querySelector('#log-gap').textContent];"
+        # the box shows whole lines at its top (never the lower half of one) and the latest line whole
+        "const box = document.querySelector('#log-box'), b = box.getBoundingClientRect(), t0 = b.top + box.clientTop;"
+        "const lis = [...document.querySelectorAll('#log li')];"
+        "const first = lis.find(li => li.getBoundingClientRect().bottom > t0 + 0.5);"
+        "out.edges = [first.getBoundingClientRect().top >= t0 - 0.5,"
+        "  lis.at(-1).getBoundingClientRect().bottom <= t0 + box.clientHeight + 0.5, box.scrollTop > 0];"
+        "L.entries.push(...mk(5)); drawLog(st); out.more = [nums().length, nums()[0], nums().at(-1)];"
+        "L.lo = null; drawLog(st, 500); out.replay = [nums().length, document.querySelector('#log li.now .n').textContent,"
+        "  document.querySelectorAll('#log li.later').length];"
+        "drawLog(st, 510); out.step = [document.querySelector('#log li.now .n').textContent,"
+        "  document.querySelectorAll('#log li.now').length, document.querySelectorAll('#log li.later').length];"
+        "L.entries = keep; L.lo = null; drawLog(S.state); return out;")
+    assert got["live"] == [300, "701.", "1000.", "… 700 earlier moves"], got
+    assert got["more"] == [300, "706.", "1005."], got
+    assert got["edges"] == [True, True, True], got
+    assert got["replay"][:2] == [300, "500."] and got["step"][:2] == ["510.", 1], got
+    assert got["replay"][2] - got["step"][2] == 10, got
 
 
 def _contrast(a, b):
@@ -614,6 +646,13 @@ def test_open_a_replay_step_scrub_and_switch_views(server, browser, tmp_path):
     no_overflow(browser)
     assert browser.find_element(By.ID, "last-move").text.startswith("Last move: player_")
     assert browser.find_elements(By.CSS_SELECTOR, "#table-area .card.moved, #table-area .card.from")
+    # ... its buttons on the screen without scrolling (fixed at its bottom), the table's top in sight too
+    browser.execute_script("window.scrollTo(0, 0)")
+    bar = browser.execute_script("const r = document.querySelector('#replay-bar').getBoundingClientRect();"
+                                 "return [r.top, r.bottom, window.innerHeight];")
+    assert 0 < bar[0] and bar[1] <= bar[2], bar
+    check_screenshot(browser, "phone-replay", tmp_path)
+    assert "(you)" not in browser.find_element(By.ID, "board").text  # a replay has no "you"
 
 
 def test_watch_agent_against_expert_with_its_probabilities(server, browser, tmp_path):
@@ -635,6 +674,7 @@ def test_watch_agent_against_expert_with_its_probabilities(server, browser, tmp_
                            "s.dispatchEvent(new Event('change'));")
     wait(browser, "S.state.viewer === 0 && S.state.log.filter(e => e.policy).length >= 3")
     assert browser.find_elements(By.CSS_SELECTOR, "#log .policy .bar-p")
+    assert "(you)" not in browser.find_element(By.ID, "board").text  # a spectator of seat 0 is not "you"
     assert "value" in browser.find_element(By.CSS_SELECTOR, "#log .policy").text
     no_overflow(browser)
     resize(browser, LAPTOP)
@@ -693,3 +733,83 @@ def test_a_replay_shows_a_text_players_answers_beside_its_moves(server, browser,
     browser.execute_script("const d = document.querySelector('#log details.answer'); d.open = true;"
                            "d.scrollIntoView();")
     check_screenshot(browser, "phone-answers", tmp_path, min_cards=0)
+
+
+def test_forty_games_started_and_left_from_fresh_pages(server, browser):
+    """Every page has its own id from its first request on, and a game its page leaves ends: 40 games
+    started from fresh pages and left (by the front-page link, by New game, by loading another page) are
+    all accepted, more than the server's bound of games in progress, and another browser (its own page
+    id) is never refused meanwhile."""
+    import urllib.request
+
+    from cardgym.web.tables import GRACE
+
+    base, tables = server
+    resize(browser, LAPTOP)
+    started, pages = [], []
+
+    def other_browser():
+        req = urllib.request.Request(base + "/api/games", method="POST", headers={
+            "Content-Type": "application/json", "X-Page": "another-browser"},
+            data=json.dumps({"game": "skyjo", "num_players": 2, "seats": ["person", "expert"]}).encode())
+        with urllib.request.urlopen(req) as r:  # raises on a refusal (429)
+            g = json.loads(r.read())
+        tables.live[g["id"]].end("the test's other browser left")
+
+    k = 0
+    while len(started) < 40:
+        browser.get("about:blank")  # so that start() loads a fresh page (not only a new #fragment)
+        gid = start(browser, base, "skyjo", ["person", "expert"], seed=k)
+        started.append(gid)
+        assert browser.execute_script("return document.querySelector('#msg').textContent") == ""
+        pages.append(tables.live[gid].client[1])  # the page's own id, sent with its first request
+        how = k % 3
+        if how == 0:  # the front-page link
+            browser.find_element(By.CSS_SELECTOR, "a.brand").click()
+            wait(browser, "!document.querySelector('#home').hidden")
+        elif how == 1:  # New game: another game from this page, the first one left
+            browser.find_element(By.ID, "new-same").click()
+            wait(browser, f"S.state && S.state.id && S.state.id !== {json.dumps(gid)}")
+            started.append(browser.execute_script("return S.id"))
+        # how == 2: the next page load: this one goes away (its game ends GRACE s later)
+        if k % 10 == 9:
+            other_browser()
+        k += 1
+    assert len(set(started)) == len(started) >= 40 > tables.max_games
+    assert all(pages) and len(set(pages)) == len(pages), pages
+    time.sleep(GRACE + 0.5)
+    browser.get(base + "/#/")
+    wait(browser, "document.querySelector('#f-game').options.length > 0")
+    ended = [tables.live[g].stopped for g in started[:-1]]
+    assert all("left" in e or "closed" in e for e in ended), ended
+    other_browser()
+
+
+def test_a_stopped_game_says_why_and_a_target_outline_wins(server, browser, tmp_path):
+    """A game ended before its end (here: its page left, as the server says) shows the game-over box
+    with the reason; the record is offered once; a place a card can go keeps its outline on a pile that
+    just lost a card."""
+    base, tables = server
+    for name, size in (("phone", PHONE), ("laptop", (1280, 800))):
+        resize(browser, size)
+        browser.get("about:blank")
+        gid = start(browser, base, "skyjo", ["person", "expert"], seed=7)
+        # a round's end is announced with its scores (in the status line, read out by screen readers)
+        browser.execute_script("show(Object.assign({}, S.state, {log: [], log_from: S.state.step,"
+                               " last_round: {round: 1, step: 40, scores: [12, 30], totals: [12, 30]}}))")
+        assert browser.find_element(By.ID, "msg").text == \
+            "Round 1 is over: player_0 (you) 12, player_1 (expert) 30; totals 12, 30"
+        tables.live[gid].end("the game was ended: player_0 left")
+        browser.execute_script("refresh()")
+        wait(browser, "!document.querySelector('#result').hidden")
+        text = browser.find_element(By.ID, "result").text
+        assert "Game over: the game was ended: player_0 left" in text and "Download the record" in text
+        assert browser.execute_script("return document.querySelector('#download').hidden")
+        assert "to play" not in browser.find_element(By.ID, "table-area").text  # nobody is to play any more
+        no_overflow(browser)
+        check_screenshot(browser, f"stopped-{name}", tmp_path)
+    style = browser.execute_script(
+        "const d = document.createElement('div'); d.className = 'card target from';"
+        "document.querySelector('#table-area').appendChild(d); const s = getComputedStyle(d).outlineStyle;"
+        "d.remove(); return s;")
+    assert style == "dashed"

@@ -36,14 +36,13 @@ SERVER = textwrap.dedent("""
                 x = (x * 31 + 7) % 1000003
         warm_kernels(game, bots)
 
-    web.HEADER_TIMEOUT = 1.0
+    web.HEADER_TIMEOUT, web.BODY_TIMEOUT = 1.0, 5.0
     tables = Tables(pace=0, warm=slow_warm)
     for name, bots in (("skyjo", ["expert"]), ("skipbo", ["expert"])):
         for f in tables.prepare(cardgym.get_game(name), bots):
             f.result()
     print("ready", flush=True)
-    uvicorn.run(create_app(tables, settle=0.5), host="127.0.0.1", port=int(sys.argv[1]), log_level="warning",
-                http=web.timed_protocol(), timeout_keep_alive=web.KEEP_ALIVE)
+    web.run(create_app(tables, settle=0.5), "127.0.0.1", int(sys.argv[1]))  # cardgym serve's own settings
 """).replace("import cardgym.web as web", "import cardgym, cardgym.web as web")
 
 
@@ -53,7 +52,7 @@ def server():
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     proc = subprocess.Popen([sys.executable, "-c", SERVER, str(port)], stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, text=True)
+                            stderr=subprocess.DEVNULL, text=True)  # not a pipe nobody reads: it could fill
     base = f"http://127.0.0.1:{port}"
     try:
         assert proc.stdout.readline().strip() == "ready", proc.stdout.read()
@@ -167,13 +166,79 @@ def test_nothing_holds_up_another_clients_requests(server):
 def test_stalled_connections_are_closed(server):
     _, port = server
     socks = []
-    for partial in (b"", b"GET /api/games HTTP/1.1\r\nHost: 127.0.0.1\r\n"):
+    for partial in (b"", b"GET /api/games HTTP/1.1\r\nHost: 127.0.0.1\r\n", STALLED_BODY):
         s = socket.create_connection(("127.0.0.1", port))
         s.sendall(partial)
-        s.settimeout(10)
+        s.settimeout(15)
         socks.append(s)
     t0 = time.monotonic()
-    for s in socks:  # the server closes them (headers not sent within a second): recv sees the end
+    for s in socks:  # the server closes them (headers not sent within 1 s, a body within 5 s): recv sees the end
         assert s.recv(100) == b""
         s.close()
-    assert time.monotonic() - t0 < 8
+    assert time.monotonic() - t0 < 12
+    # a refused body (1 GiB announced) is answered and the connection closed, not read to its end
+    s = socket.create_connection(("127.0.0.1", port))
+    s.sendall(b"POST /api/records HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 1073741824\r\n\r\n" + b"x" * 65536)
+    s.settimeout(10)
+    t0, got = time.monotonic(), b""
+    while True:
+        chunk = s.recv(65536)
+        if not chunk:
+            break
+        got += chunk
+    s.close()
+    assert got.startswith(b"HTTP/1.1 413") and time.monotonic() - t0 < 3, got[:200]  # LINGER is 1 s
+
+
+#: a request announcing a 100-byte body and sending none
+STALLED_BODY = b"POST /api/records HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 100\r\n\r\n"
+
+
+@pytest.mark.slow
+@pytest.mark.subprocess
+def test_a_flood_of_stalled_bodies_does_not_lock_out_other_clients(server):
+    """As many connections as the server holds (`MAX_CONNECTIONS`), each announcing a body and sending
+    none, reopened as soon as the server closes one: another client is still answered within a second."""
+    import select
+
+    from cardgym.web import MAX_CONNECTIONS
+
+    _, port = server
+    base = f"http://127.0.0.1:{port}"
+    busy, opened = threading.Event(), [0]
+    busy.set()
+
+    def stalled():
+        s = socket.create_connection(("127.0.0.1", port))
+        s.sendall(STALLED_BODY)
+        opened[0] += 1
+        return s
+
+    socks = [stalled() for _ in range(MAX_CONNECTIONS - 1)]
+
+    def flood():
+        while busy.is_set():
+            closed, _, _ = select.select(socks, [], [], 0.05)
+            for s in closed:
+                socks.remove(s)
+                s.close()
+                socks.append(stalled())
+
+    t = threading.Thread(target=flood)
+    t.start()
+    waits = []
+    try:
+        time.sleep(0.5)
+        for _ in range(30):  # a new connection each time, as another browser's would be
+            s = time.perf_counter()
+            r = httpx.get(base + "/api/games", timeout=10)
+            waits.append(time.perf_counter() - s)
+            assert r.status_code == 200, r.text
+            time.sleep(0.05)
+    finally:
+        busy.clear()
+        t.join(30)
+        for s in socks:
+            s.close()
+    assert opened[0] > MAX_CONNECTIONS and max(waits) < 1.0, (opened[0], max(waits))
+    print(f"{opened[0]} stalled connections opened; waits {sorted(round(w, 3) for w in waits)}")

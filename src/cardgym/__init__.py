@@ -36,11 +36,78 @@ _MOVED = {
 }
 
 
+#: module paths that game authors and env users were shown in the docs of earlier releases (docs/api.md,
+#: "Old import paths"): old path under ``cardgym.`` -> (its module now, where a game now imports its names
+#: (``cardgym.kit``) or None, modules that now hold names the old module also had)
+_MOVED_INSIDE = {
+    "core.game": ("cardgym.core.spec.game", "cardgym.kit", ("cardgym.core.state.status",)),
+    "core.rng": ("cardgym.core.compiled.rng", "cardgym.kit", ()),
+    "core.rules": ("cardgym.core.state.rules", "cardgym.kit", ()),
+    "core.invariants": ("cardgym.core.state.invariants", "cardgym.kit", ()),
+    "core.status": ("cardgym.core.state.status", "cardgym.kit", ()),
+    "core.worlds": ("cardgym.core.spec.worlds", "cardgym.kit", ()),
+    "core.prefetch": ("cardgym.core.compiled.prefetch", "cardgym.kit", ()),
+    "games._shared.search": ("cardgym.kit.search", "cardgym.kit", ()),
+    "games._shared.search_loop": ("cardgym.kit.search_loop", "cardgym.kit", ()),
+    "games._shared.layout": ("cardgym.kit.layout", "cardgym.kit", ()),
+    "games._shared.cards": ("cardgym.kit.cards", "cardgym.kit", ()),
+    "games._shared.header": ("cardgym.kit.header", "cardgym.kit", ()),
+    "core.actions": ("cardgym.core.state.actions", None, ()),
+    "core.records": ("cardgym.core.state.dicts", None, ()),
+    "core.aec": ("cardgym.core.envs.aec", None, ("cardgym.core.envs.resets",)),
+    "core.aec_wrappers": ("cardgym.core.envs.aec_wrappers", None, ()),
+    "core.vector": ("cardgym.core.envs.vector", None, ("cardgym.core.envs.vector_engines",)),
+    "core.vector_engines": ("cardgym.core.envs.vector_engines", None, ()),
+    "core.single": ("cardgym.core.envs.single", None, ("cardgym.core.envs.episodes",)),
+    "core.episodes": ("cardgym.core.envs.episodes", None, ()),
+    "core.opponents": ("cardgym.core.envs.opponents", None, ()),
+    "core.resets": ("cardgym.core.envs.resets", None, ()),
+    "core.frames": ("cardgym.core.envs.frames", None, ()),
+    "core.copies": ("cardgym.core.envs.copies", None, ()),
+    "core.state_io": ("cardgym.core.envs.state_io", None, ()),
+    "core.api": ("cardgym.core.envs.entry_points", None, ()),
+    "core.plugins": ("cardgym.core.services", None, ()),
+    "core.cache": ("cardgym.core.compiled.cache", None, ()),
+    "core.fastcall": ("cardgym.core.compiled.fastcall", None, ()),
+    "core.binder": ("cardgym.core.compiled.binder", None, ()),
+    "core.bound": ("cardgym.core.compiled.bound", None, ()),
+    "core.batch": ("cardgym.core.compiled.batch", None, ()),
+}
+
+
 def _moved(old: str) -> str:
-    new = _MOVED[old]
-    warnings.warn(f"cardgym.{old} moved to {new}; import {new} instead (cardgym.{old} will be removed)",
-                  DeprecationWarning, stacklevel=_caller_level())
+    if old in _MOVED_INSIDE:
+        new, kit, _ = _MOVED_INSIDE[old]
+        hint = f"a game imports these names from {kit}" if kit else f"import {new} instead"
+        msg = f"cardgym.{old} moved to {new}; {hint} (cardgym.{old} will be removed)"
+    else:
+        new = _MOVED[old]
+        msg = f"cardgym.{old} moved to {new}; import {new} instead (cardgym.{old} will be removed)"
+    warnings.warn(msg, DeprecationWarning, stacklevel=_caller_level())
     return new
+
+
+def _old_module(old: str):
+    """The module an old path gives: the new module itself, or (when the old module also held names now
+    kept elsewhere) a module under the old name that reads the new one first, then those."""
+    new, kit, also = _MOVED_INSIDE[old]
+    module = importlib.import_module(new)
+    if not also:
+        return module
+    import types
+
+    shim = types.ModuleType(f"cardgym.{old}", module.__doc__)
+    sources = [module, *map(importlib.import_module, also)]
+
+    def __getattr__(name):
+        for source in sources:
+            if hasattr(source, name):
+                return getattr(source, name)
+        raise AttributeError(f"module 'cardgym.{old}' (now {new}) has no attribute {name!r}")
+
+    shim.__getattr__ = __getattr__
+    shim.__all__ = sorted({n for s in sources for n in getattr(s, "__all__", [k for k in vars(s) if k[:1] != "_"])})
+    return shim
 
 
 def _caller_level() -> int:
@@ -57,7 +124,7 @@ class _MovedModules(importlib.abc.MetaPathFinder, importlib.abc.Loader):
 
     def find_spec(self, fullname, path=None, target=None):
         old = fullname[len("cardgym."):] if fullname.startswith("cardgym.") else None
-        if old in _MOVED:
+        if old in _MOVED or old in _MOVED_INSIDE:
             return importlib.util.spec_from_loader(fullname, self)
         return None
 
@@ -67,7 +134,8 @@ class _MovedModules(importlib.abc.MetaPathFinder, importlib.abc.Loader):
     def exec_module(self, module):
         old = module.__name__[len("cardgym."):]
         # the import system returns what sys.modules holds under the name: the new module itself
-        sys.modules[module.__name__] = importlib.import_module(_moved(old))
+        new = _moved(old)
+        sys.modules[module.__name__] = _old_module(old) if old in _MOVED_INSIDE else importlib.import_module(new)
 
 
 if not any(isinstance(f, _MovedModules) for f in sys.meta_path):

@@ -29,6 +29,7 @@ import importlib
 import json
 import os
 import re
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -272,22 +273,38 @@ class RecordFolder:
         self.out_dir.mkdir(parents=True, exist_ok=True)
         self.paths: list = []
         self._count: dict = {}
+        self._lock = threading.Lock()
 
-    def __call__(self, env, row, k):
-        names = [p if isinstance(p, str) else str(getattr(p, "name", None) or type(p).__name__) for p in row]
+    def claim(self, row) -> str:
+        """The name (without ``.jsonl``) of the next game of the line-up ``row``: ``<players>-<k>``.
+        Claimed in schedule order, so the names do not depend on which game ends first."""
+        stem = "-".join(_safe(x) for x in _names(row))
+        with self._lock:
+            j = self._count.get(stem, 0)
+            self._count[stem] = j + 1
+        return f"{stem}-{j}"
+
+    def open(self, env, row, key: str) -> GameRecorder:
+        """The recorder of the game ``key`` (from `claim`) of ``env``; its ``done()`` writes the file."""
         entries = [p.record_entry() if callable(getattr(p, "record_entry", None)) else
-                   (p if isinstance(p, str) else {"kind": "python", "name": n}) for p, n in zip(row, names)]
-        stem = "-".join(_safe(x) for x in names)
-        j = self._count.get(stem, 0)
-        self._count[stem] = j + 1
+                   (p if isinstance(p, str) else {"kind": "python", "name": n}) for p, n in zip(row, _names(row))]
         rec = GameRecorder(env, entries)
         folder = self
 
         def done():
-            folder.paths.append(rec.save(folder.out_dir / f"{stem}-{j}.jsonl"))
+            path = rec.save(folder.out_dir / f"{key}.jsonl")
+            with folder._lock:
+                folder.paths.append(path)
 
         rec.done = done
         return rec
+
+    def __call__(self, env, row, k):
+        return self.open(env, row, self.claim(row))
+
+
+def _names(row) -> list:
+    return [p if isinstance(p, str) else str(getattr(p, "name", None) or type(p).__name__) for p in row]
 
 
 # ----------------------------------------------------------------------------------------------- reading
@@ -568,7 +585,7 @@ def telemetry_text(tel: dict, width: int = 300) -> str:
         one = " ".join(str(ans).split())
         one = one[:width] + ("..." if len(one) > width else "")
         out.append(f"       answer{' ' + str(i + 1) if len(answers) > 1 else ''}: {one!r}")
-    facts = []
+    facts = [f"outcome {tel['outcome']}"] if tel.get("outcome") not in (None, "ok") else []
     for key, label in (("parse_errors", "unparsed"), ("illegal", "illegal"), ("fallback", "fallback"),
                        ("error", "error"), ("latency_ms", "ms"), ("tokens_in", "tokens in"),
                        ("tokens_out", "tokens out")):

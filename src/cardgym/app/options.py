@@ -425,7 +425,8 @@ def env_name(value: str) -> str:
 #: the flags of the text players (``llm`` and ``text:...``) and their defaults
 LLM_DEFAULTS = {"llm_base_url": None, "llm_model": None, "llm_key_env": "OPENAI_API_KEY", "llm_temperature": 0.0,
                 "llm_max_tokens": 512, "llm_timeout": 60.0, "llm_retries": 2, "llm_fallback": "random",
-                "llm_moves": "list", "llm_template": None, "llm_seed": 0}
+                "llm_moves": "list", "llm_template": None, "llm_seed": 0, "llm_history": "recent", "llm_mode": "text",
+                "llm_deadline": None, "llm_max_server_failures": 0.1}
 
 
 def add_llm_options(parser):
@@ -444,14 +445,25 @@ def add_llm_options(parser):
     g.add_argument("--llm-timeout", type=real(0, 3600, lo_open=True), default=60.0,
                    help="seconds a request may take before it is retried")
     g.add_argument("--llm-retries", type=integer(0, 20), default=2,
-                   help="retries of a request after a timeout, a connection error or HTTP 408/409/429/5xx")
+                   help="retries of a request after a timeout, a connection error, HTTP 408/409/429/5xx or a body "
+                        "without an answer")
     g.add_argument("--llm-fallback", choices=["forfeit", "random", "first"], default="random",
                    help="what a decision falls back to after an unusable answer and its rethink")
     g.add_argument("--llm-moves", choices=["list", "hide"], default="list",
                    help="list the legal moves in the prompt, or leave them out")
+    g.add_argument("--llm-history", choices=["recent", "full"], default="recent",
+                   help="the moves in the prompt: those since the player's last turn, or the whole public "
+                        "history (compacted: the newest moves kept)")
     g.add_argument("--llm-template", type=existing_path, default=None, metavar="FILE",
                    help="a prompt template file (str.format fields; docs/llm_agents.md)")
     g.add_argument("--llm-seed", type=seed, default=0, help="seed of the random fallback")
+    g.add_argument("--llm-mode", choices=["text", "tools"], default="text",
+                   help="text: the model answers in text; tools: the legal moves are one function it calls (llm only)")
+    g.add_argument("--llm-deadline", type=real(0, 86400, lo_open=True), default=None, metavar="S",
+                   help="seconds one decision may take, every retry and rethink included (default: no limit)")
+    g.add_argument("--llm-max-server-failures", type=real(0, 1), default=0.1, metavar="SHARE",
+                   help="the share of decisions that may end in server failures before the run stops "
+                        "without a rating (default 0.1)")
 
 
 def check_text_players(parser, args_ns, names, name: str) -> list:
@@ -475,6 +487,13 @@ def check_text_players(parser, args_ns, names, name: str) -> list:
                 parser.error(f"argument {name}: a text player is text:FILE.py:NAME (an existing file) or "
                              f"text:module:NAME, got {n!r}")
             found.append(n)
+    if getattr(args_ns, "llm_mode", "text") == "tools":
+        if args_ns.llm_moves != "list":
+            parser.error("argument --llm-mode: tools offers the legal moves in the function's schema; it needs "
+                         "--llm-moves list")
+        if any(n != "llm" for n in found):
+            parser.error(f"argument --llm-mode: tools is for the llm player (a server's tool calls), not "
+                         f"{next(n for n in found if n != 'llm')!r}")
     if args_ns.llm_template is not None:
         from cardgym.agents.text import check_template
 

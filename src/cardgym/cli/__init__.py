@@ -15,6 +15,7 @@ from cardgym.app.options import (HelpFormatter, Parser, add_llm_options, add_rul
                           check_rules, check_seat, check_text_players, existing_path, flag, games_epilog, integer,
                           output_problem, real, rule_defaults, seed, text, writing)
 from cardgym.app.pages import clean_markdown, render_markdown, rules_markdown
+from cardgym.cli.run_options import add_run_options, check_run_options, cost_line, cost_of, resumed_line, run_folder
 
 USAGE = """commands:
   cardgym play GAME [--vs BOT] [--num-players N] [--seat N] [--seed S] [RULE OPTIONS]
@@ -24,8 +25,9 @@ USAGE = """commands:
   cardgym train GAME [OPTIONS]
   cardgym replay FILE [--gif OUT]
   cardgym serve [--port P] [--host H] [--model PATH] [--record FILE]
-  cardgym ladder GAME --player SPEC [--deals N] [--json] [--record DIR] [--llm-... OPTIONS]
-  cardgym mcp [--max-games N] [--expire S]
+  cardgym ladder GAME --player SPEC [--format full|quick] [--deals N] [--json] [--record DIR | --resume DIR]
+                 [--concurrency N] [--price-in USD --price-out USD] [--llm-... OPTIONS]
+  cardgym mcp [--http [--port P] [--host H]] [--max-games N] [--expire S]
   cardgym new-game NAME [--dir DIR]
   cardgym warmup [GAME ...] [--jobs N] [--no-progress]
 
@@ -101,6 +103,7 @@ def check_eval(args, extra):
     check_players(args.parser, game, [n for n in names if n not in texts], "--bots", extra=("agent",),
                   python_players=True)
     check_output(args.parser, "--record", args.record, "folder")
+    check_run_options(args, texts)
 
 
 def check_replay(args, extra):
@@ -126,7 +129,7 @@ def check_ladder(args, extra):
     game = _game(args.game)
     if extra:
         args.parser.error(f"unexpected argument {extra[0]!r}")
-    if game.name not in anchors():
+    if game.name not in anchors(args.format):
         args.parser.error(f"argument game: the ladder has no anchors for {game.name!r}; games with anchors: "
                           f"{', '.join(sorted(anchors()))}")
     texts = check_text_players(args.parser, args, [args.player], "--player")
@@ -135,6 +138,9 @@ def check_ladder(args, extra):
         if args.record is not None:
             args.parser.error("argument --record: the ladder records the games of a text player (llm or text:...); "
                               "record other players' games with cardgym eval --record")
+    check_run_options(args, texts)
+    if args.move_quality and (args.record or args.resume) is None:
+        args.parser.error("argument --move-quality: reads the games' records: give --record DIR (or --resume DIR)")
 
 
 def make_text_player(args, game, spec: str, rules):
@@ -157,7 +163,10 @@ def make_text_player(args, game, spec: str, rules):
         ask = load_python_player(game, spec[5:], rules)
         info = {"function": spec[5:]}
     return TextPlayer(game, rules, ask, template=template, list_moves=args.llm_moves == "list",
-                      fallback=args.llm_fallback, seed=args.llm_seed, name=spec, info=info)
+                      fallback=args.llm_fallback, seed=args.llm_seed, name=spec, info=info,
+                      history=getattr(args, "llm_history", "recent"), mode=getattr(args, "llm_mode", "text"),
+                      deadline=getattr(args, "llm_deadline", None),
+                      max_server_failures=getattr(args, "llm_max_server_failures", 0.1))
 
 
 def _players(args, game, names, num_players, options) -> list:
@@ -167,27 +176,40 @@ def _players(args, game, names, num_players, options) -> list:
 
 
 def _text_lines(players) -> list:
-    """One line per text player: its illegal-move rate, fallbacks, latency and tokens."""
-    from cardgym.agents.text import is_text_player
+    """Two lines per text player: its decisions by outcome (`cardgym.agents.text.OUTCOMES`), then its
+    illegal-move rate, fallbacks, failed requests, latency and tokens."""
+    from cardgym.agents.text import OUTCOMES, is_text_player
 
     out = []
     for p in players:
         if not is_text_player(p):
             continue
         st = p.stats()
+        outcomes = st.get("outcomes", {})
+        out.append(f"{p.name}: {st['decisions']} decisions: " + ", ".join(f"{k} {outcomes.get(k, 0)}" for k in OUTCOMES)
+                   + (f", reasoning tokens {st['reasoning_tokens']:,}" if st.get("reasoning_tokens") else ""))
         rate = "n/a" if st["illegal_rate"] is None else f"{st['illegal_rate']:.1%}"
         lat = "n/a" if st["mean_latency_ms"] is None else f"{st['mean_latency_ms']:,.0f} ms"
         tokens = ("not reported" if st["tokens_in"] is None else f"{st['tokens_in']:,} in, {st['tokens_out']:,} out")
-        out.append(f"{p.name}: {st['decisions']} decisions, illegal-move rate {rate} ({st['invalid']} of "
-                   f"{st['answers']} answers: {st['parse_errors']} unparsed, {st['illegal']} illegal), "
-                   f"{st['fallbacks']} fallbacks ({p.fallback}), {st['forfeits']} forfeits, {st['errors']} failed "
-                   f"requests, mean latency {lat} per decision, tokens {tokens}")
+        out.append(f"  illegal-move rate {rate} ({st['invalid']} of {st['answers']} answers: {st['parse_errors']} "
+                   f"unparsed, {st['illegal']} illegal), {st['fallbacks']} fallbacks ({p.fallback}), {st['forfeits']} "
+                   f"forfeits, {st['errors']} failed requests, mean latency {lat} per decision, tokens {tokens}")
     return out
 
 
 def check_rules_cmd(args, extra):
     if extra:
         args.parser.error(f"unexpected argument {extra[0]!r}")
+
+
+def check_mcp(args, extra):
+    """``cardgym mcp``: the address flags only with --http."""
+    check_rules_cmd(args, extra)
+    given = [f for f, on in (("--port", args.port != 8765), ("--host", args.host != "127.0.0.1"),
+                             ("--public", args.public), ("--allow-host", args.allow_host),
+                             ("--max-clients", args.max_clients != 64)) if on]
+    if given and not args.http:
+        args.parser.error(f"{', '.join(given)} go with --http (stdio has no address)")
 
 
 def check_warmup(args, extra):
@@ -209,8 +231,29 @@ def _table(rows: list, header: list, right=()) -> str:
     return "\n".join(out)
 
 
+def _text_failed(players, exc):
+    """Stop a run whose text player's server failed too often: its counts, the reason, exit status 1."""
+    for line in _text_lines(players):
+        print(line, file=sys.stderr)
+    raise SystemExit(f"cardgym: {exc}")
+
+
+def _check_health(players):
+    """Stop the run (`_text_failed`) when a text player's server failures passed its allowed share: called
+    after the games, before any table or rating is printed."""
+    from cardgym.agents.text import ServerFailures, is_text_player
+
+    for p in players:
+        if is_text_player(p):
+            try:
+                p.check_health()
+            except ServerFailures as exc:
+                _text_failed(players, exc)
+
+
 def cmd_eval(args, extra):
     from cardgym import eval as ev
+    from cardgym.agents.text import ServerFailures
 
     game = _game(args.game)
     options = dict(args.options)
@@ -220,27 +263,35 @@ def cmd_eval(args, extra):
     try:
         players = _players(args, game, bots, num_players, options)
         texts = [b for b, p in zip(bots, players) if not isinstance(p, str)]
-        if args.record and texts:
-            from cardgym.app.game_records import RecordFolder
-
-            recorder = RecordFolder(args.record)
+        if texts:
+            recorder = run_folder(args, "eval", game, players, seed=args.seed, games=args.games,
+                                  num_players=num_players, options=options)
+            resumed_line(recorder)
         result = ev.tournament(game, players, num_players=num_players, games=args.games, seed=args.seed,
-                               progress=not args.json and sys.stderr.isatty(), recorder=recorder, **options)
+                               progress=not args.json and sys.stderr.isatty(), recorder=recorder,
+                               concurrency=args.concurrency, **options)
+        spent = cost_of(args, players, sum(r["games"] for r in result["pairs"]))
+        if spent is not None:
+            result["cost"] = spent
     except (ValueError, TypeError) as exc:
         raise SystemExit(f"cardgym: {exc}") from None
     except ImportError as exc:  # a model file without torch installed, the llm player without openai
         raise SystemExit(f"cardgym eval: {exc}") from None
-    if args.record:
+    except ServerFailures as exc:  # a text player's server failed too often: no table, no rating
+        _text_failed(players, exc)
+    _check_health(players)
+    folder = args.record or args.resume
+    if folder:
         from cardgym.app.game_records import record_pairings
 
         others = [b for b in bots if b not in texts]
         try:
-            with writing("cardgym eval", args.record):
-                paths = record_pairings(game, others, args.record, args.record_games, num_players, args.seed, options)
+            with writing("cardgym eval", folder):
+                paths = record_pairings(game, others, folder, args.record_games, num_players, args.seed, options)
         except (ValueError, TypeError) as exc:
             raise SystemExit(f"cardgym: {exc}") from None
         paths += recorder.paths if recorder is not None else []
-        print(f"wrote {len(paths)} game records to {args.record}", file=sys.stderr)
+        print(f"wrote {len(paths)} game records to {folder}", file=sys.stderr)
     if args.json:
         text_stats = {p.name: p.stats() for p in players if not isinstance(p, str)}
         if text_stats:
@@ -254,7 +305,7 @@ def cmd_eval(args, extra):
         rows.append([r["a"], r["b"], r["games"], f"{r['a_win_rate']:.1%}", f"[{lo:.1%}, {hi:.1%}]", f"{r['wins']}/{r['draws']}/{r['losses']}",
                      f"{r['games_per_second']:,.0f}"])
     print(_table(rows, ["a", "b", "games", "a win rate", "95% CI", "a W/D/L", "games/s"], right=(2, 3, 4, 5, 6)))
-    for line in _text_lines(players):
+    for line in _text_lines(players) + ([cost_line(result["cost"])] if "cost" in result else []):
         print(line)
     if result["ratings"] is None and result["multiplayer"] is not None:
         print(f"(a plays one seat against {num_players - 1} seats of b: parity is {1 / num_players:.0%})")
@@ -403,6 +454,7 @@ def _add_game_commands(command, games, game, bots) -> None:
     e.add_argument("--record", type=text("a folder name"), default=None, metavar="DIR", help="also write game records of --record-games games per pairing to DIR")
     e.add_argument("--record-games", type=integer(1, MAX_GAMES), default=1, metavar="N", help="games recorded per pairing (with --record)")
     add_llm_options(e)
+    add_run_options(e)
     e.set_defaults(func=cmd_eval)
     if game:
         add_rule_options(p, game)
@@ -447,40 +499,61 @@ def _add_replay_serve(command) -> None:
     w.add_argument("--expire", type=real(0, 7 * 86400, lo_open=True), default=1800.0,
                    help="seconds after which an untouched game is dropped")
     w.add_argument("--pace", type=real(0, 10), default=0.7, help="seconds between two bot moves (the page's default)")
+    w.add_argument("--idle", type=real(0, 86400, lo_open=True), default=120.0,
+                   help="seconds without a request after which a game in progress is ended (its slot freed)")
     add_llm_options(w)
     w.set_defaults(func=cmd_serve, check=check_serve)
 
 
 def _add_ladder_mcp(command, games) -> None:
     """``ladder`` and ``mcp``."""
-    from cardgym.eval.ladder import DEFAULT_DEALS, LADDER_BOTS, MAX_DEALS
+    from cardgym.eval.ladder import DEFAULT_DEALS, DEFAULT_FORMAT, FORMATS, LADDER_BOTS, MAX_DEALS
 
     d = command("ladder", check=check_ladder, help="rate a player on the anchored ladder (a fixed scale)",
                 description=(
-        f"Play a fixed, versioned schedule of duplicate deals against the bots {', '.join(LADDER_BOTS)} (two\n"
-        "players, default rules) and rate the player on the Elo scale with random at 0, the bots' ratings fixed\n"
-        "(docs/llm_agents.md, 'The ladder')."))
+        "Play a fixed, versioned schedule of duplicate deals against the format's anchors (two players: random,\n"
+        f"epsilon-random versions of greedy, and the bots {', '.join(LADDER_BOTS[1:])}) and rate the player on the Elo scale\n"
+        "with random at 0, the anchors' ratings fixed (docs/llm_agents.md, 'The ladder')."))
     d.add_argument("game", choices=games)
     d.add_argument("--player", required=True, type=text("a player"), metavar="SPEC",
                    help="a bot, agent, a model file, a Python player FILE.py:NAME or module:NAME, llm, or "
                         "text:FILE.py:NAME")
     d.add_argument("--deals", type=integer(1, MAX_DEALS), default=DEFAULT_DEALS,
-                   help="deals of the schedule to play (each twice against each bot)")
+                   help="deals of the schedule to play (each twice against each anchor)")
+    d.add_argument("--format", choices=list(FORMATS), default=DEFAULT_FORMAT,
+                   help="full: the default rules; quick: one Skyjo round, Skip-Bo with a stock of 10, Junior as it is")
     d.add_argument("--json", action="store_true", help="print the result as JSON")
     d.add_argument("--record", type=text("a folder name"), default=None, metavar="DIR",
                    help="write a game record of every game of a text player to DIR")
+    d.add_argument("--move-quality", action="store_true",
+                   help="beside the rating: how often a text player's move is the expert's and the search's "
+                        "choice (from the records: needs --record or --resume)")
     add_llm_options(d)
+    add_run_options(d)
     d.set_defaults(func=cmd_ladder)
 
-    m = command("mcp", help="a Model Context Protocol server over stdio: agents play through tools",
+    m = command("mcp", help="a Model Context Protocol server (stdio, or streamable HTTP): agents play through tools",
                 description=(
-        "Serve the games to an MCP client over stdin/stdout (tools list_games, new_game, view, legal_actions,\n"
-        "play, result, replay_record); the other seats are played by bots on the server. Needs\n"
-        "pip install 'cardgym[llm]'."))
-    m.add_argument("--max-games", type=integer(1, 10_000), default=16, help="live games held at once")
+        "Serve the games to MCP clients over stdin/stdout, or with --http over streamable HTTP at\n"
+        "http://HOST:PORT/mcp (tools list_games, rules, new_game, view, legal_actions, play, wait_turn, result,\n"
+        "replay_record); the other seats are played by bots on the server. Needs pip install 'cardgym[llm]'."))
+    m.add_argument("--max-games", type=integer(1, 10_000), default=16,
+                   help="games in progress held at once (finished games do not count)")
+    m.add_argument("--keep-finished", type=integer(0, 100_000), default=256,
+                   help="finished games kept readable (view, result, replay_record)")
     m.add_argument("--expire", type=real(0, 7 * 86400, lo_open=True), default=1800.0,
                    help="seconds after which an untouched game is dropped")
-    m.set_defaults(func=cmd_mcp, check=check_rules_cmd)
+    m.add_argument("--http", action="store_true", help="serve streamable HTTP at /mcp in place of stdio")
+    m.add_argument("--port", type=integer(0, 65535), default=8765, help="with --http: the port (0: a free one)")
+    m.add_argument("--host", type=text("an address"), default="127.0.0.1",
+                   help="with --http: the address to bind (beyond loopback needs --public)")
+    m.add_argument("--public", action="store_true",
+                   help="with --http: allow a --host beyond this machine (no accounts, no encryption)")
+    m.add_argument("--allow-host", type=text("a host name"), action="append", metavar="NAME",
+                   help="with --http: also answer requests whose Host is NAME (repeatable; loopback names always)")
+    m.add_argument("--max-clients", type=integer(1, 10_000), default=64,
+                   help="with --http: MCP clients connected at once (an idle one is dropped after 30 minutes)")
+    m.set_defaults(func=cmd_mcp, check=check_mcp)
 
 
 def _add_new_game_warmup(command, games) -> None:
@@ -506,46 +579,75 @@ def _add_new_game_warmup(command, games) -> None:
 
 
 def cmd_ladder(args, extra):
+    from cardgym.agents.text import ServerFailures
     from cardgym.eval.ladder import ladder
 
     game = _game(args.game)
     recorder = None
     try:
         player = _players(args, game, [args.player], 2, {})[0]
-        if args.record and not isinstance(player, str):
-            from cardgym.app.game_records import RecordFolder
+        if not isinstance(player, str):
+            from cardgym.eval.ladder import SEED_BASE
 
-            recorder = RecordFolder(args.record)
+            recorder = run_folder(args, "ladder", game, [player], seed=SEED_BASE, deals=args.deals, format=args.format)
+            resumed_line(recorder)
         r = ladder(game, player, deals=args.deals, progress=not args.json and sys.stderr.isatty(),
-                   recorder=recorder)
+                   recorder=recorder, concurrency=args.concurrency, fmt=args.format)
+        spent = cost_of(args, [player], r["games"])
+        if spent is not None:
+            r["cost"] = spent
+        if args.move_quality:
+            from cardgym.eval.quality import move_quality
+
+            r["move_quality"] = move_quality(recorder.paths)
     except (ValueError, TypeError) as exc:
         raise SystemExit(f"cardgym: {exc}") from None
     except ImportError as exc:
         raise SystemExit(f"cardgym ladder: {exc}") from None
+    except ServerFailures as exc:  # the player's server failed too often (TextPlayer.decide): no rating
+        _text_failed([player], exc)
+    _check_health([player])
     if recorder is not None:
-        print(f"wrote {len(recorder.paths)} game records to {args.record}", file=sys.stderr)
+        print(f"wrote {len(recorder.paths)} game records to {recorder.out_dir}", file=sys.stderr)
     if args.json:
         print(json.dumps(r, indent=2))
         return
     lo, hi = r["ci95"]
-    print(f"{game.title} ladder v{r['version']} ({r['scale']}), {r['deals']} deals, {r['games']} games")
+    print(f"{game.title} ladder v{r['version']}, format {r['format']} ({r['scale']}), {r['deals']} deals, {r['games']} games")
     rows = []
     for bot, m in r["matches"].items():
         rows.append([bot, f"{r['anchors'][bot]:+.0f}", m["games"], f"{m['a_win_rate']:.1%}",
                      f"{m['wins']}/{m['draws']}/{m['losses']}"])
-    print(_table(rows, ["bot", "anchor", "games", "score", "W/D/L"], right=(1, 2, 3, 4)))
+    print(_table(rows, ["anchor", "rating", "games", "score", "W/D/L"], right=(1, 2, 3, 4)))
     print(f"rating of {r['player']}: {r['rating']:+.0f}  (95% interval [{lo:+.0f}, {hi:+.0f}])")
-    for line in _text_lines([player]):
+    for line in _text_lines([player]) + ([cost_line(r["cost"])] if "cost" in r else []):
         print(line)
+    for bot, q in r.get("move_quality", {}).items():
+        if not q["decisions"]:
+            continue
+        lo, hi = q["ci95"]
+        print(f"moves the {bot} bot would play: {q['rate']:.1%} [{lo:.1%}, {hi:.1%}] of {q['decisions']:,} decisions "
+              f"with a choice")
 
 
 def cmd_mcp(args, extra):
-    from cardgym.cli.mcp_server import serve_stdio
+    from cardgym.cli import mcp_server
 
+    bounds = {"max_games": args.max_games, "expire": args.expire, "keep_finished": args.keep_finished}
     try:
-        serve_stdio(max_games=args.max_games, expire=args.expire)
-    except ImportError as exc:  # its message names the command and the extra
-        raise SystemExit(str(exc)) from None
+        if not args.http:
+            mcp_server.serve_stdio(**bounds)
+            return
+        from cardgym.app.listen import allowed_hosts
+
+        allowed = allowed_hosts(args.host, args.public, args.allow_host, "cardgym mcp", "the MCP server")
+
+        def ready(port):
+            print(f"cardgym mcp: http://{args.host}:{port}/mcp  (Ctrl-C stops it)", file=sys.stderr, flush=True)
+
+        mcp_server.serve_http(args.host, args.port, allowed, max_sessions=args.max_clients, ready=ready, **bounds)
+    except ImportError as exc:
+        raise SystemExit(f"cardgym mcp: {exc}") from None
 
 
 #: most ``cardgym warmup`` processes at once

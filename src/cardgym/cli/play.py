@@ -11,13 +11,15 @@ import textwrap
 
 import numpy as np
 
-HELP = """Type the number of a move and press Enter (a move's number is its action id, counted from 0 like
-positions and piles: the same move has the same number every turn).
-  h or ?   this help                    t   the table and your moves again
-  n / p    next / previous page of moves r   the rules (in a pager)
+HELP = """Type the number of a move and press Enter: the number before a move
+("12  replace position 0 ..."), or in a row of like moves the number after the
+arrow ("on build pile #:  0→52  1→53": 52 plays on pile 0). A move's number
+is its action id: the same move has the same number every turn.
+  h or ?   this help                      t   the table and your moves again
+  n / p    next / previous page of moves  r   the rules (in a pager)
   q        quit the game
-Your seat is marked "(you)". You see what a player at the table sees: your own hand, every face-up card,
-and the backs of hidden cards."""
+Your seat is marked "(you)". You see what a player at the table sees: your own
+hand, every face-up card, and the backs of hidden cards."""
 
 #: the terminal the screen is laid out for (the table and your moves on one screen)
 WIDTH, HEIGHT = 80, 24
@@ -51,7 +53,7 @@ def group_moves(moves: list) -> list:
 
     Descriptions that differ only in their numbers (parenthesised details aside) share a row: the last
     number that varies becomes ``#`` in the label, and each cell pairs its value with the move's id
-    ("play a WILD from your hand on build pile #: 0=52 1=53 ..."); when two numbers vary, the first
+    ("play a WILD from your hand on build pile #: 0→52 1→53 ..."); when two numbers vary, the first
     one splits the rows and any other becomes ``…``. A move alone keeps its full description (value
     ``None``)."""
     groups: dict = {}
@@ -106,7 +108,7 @@ def move_blocks(moves: list, width: int = WIDTH) -> list:
             singles.append((label, cells[0][1]))
             continue
         flush()
-        text = f"{label}:  " + "  ".join(f"{v}={a}" for v, a in cells)
+        text = f"{label}:  " + "  ".join(f"{v}→{a}" for v, a in cells)
         lines.append(textwrap.wrap(text, width, initial_indent="  ", subsequent_indent="      ",
                                    break_on_hyphens=False))
     flush()
@@ -131,8 +133,8 @@ def screen(table: str, moves: list, page: int = 0, width: int = WIDTH, height: i
             block = block[rows:]
     pages = len(chunks)
     page = min(max(0, page), pages - 1)
-    more = f", page {page + 1}/{pages} (n/p: more moves)" if pages > 1 else ""
-    header = f"Your moves: type a number{more}; h: help"
+    more = f"; page {page + 1}/{pages} (n/p)" if pages > 1 else ""
+    header = f"Your moves: type a number (in a row, the one after →){more}; h: help"
     return top + [header] + chunks[page], pages
 
 
@@ -190,10 +192,14 @@ def _screen(game, env, seat, inp, out) -> tuple:
     def say(a):
         return in_context(env.record, env.rules, a) if in_context is not None else env.action_to_str(a)
 
-    def table():
+    def table(width=WIDTH, height=HEIGHT):
         if game.scene is None:  # a game without a scene (optional): its own text of the table
             return game.render_ansi(env.record, env.rules)
-        return render.ansi(game, env.record, env.rules, viewer=seat, color=out.isatty() and "NO_COLOR" not in os.environ)
+        from cardgym.render.draw_text import terminal
+
+        # as compact as it takes to leave room for moves: regions packed, other seats side by side
+        return "\n".join(terminal(render.table_scene(game, env.record, env.rules, seat),
+                                  color=out.isatty() and "NO_COLOR" not in os.environ, width=width, height=height))
 
     def show(moves=None, page=0) -> int:
         """The table, with ``moves`` and page ``page`` of them, fitted to the terminal (at least 80x24);
@@ -202,7 +208,8 @@ def _screen(game, env, seat, inp, out) -> tuple:
             out.write("\n" + table() + "\n")
             return 1
         cols, rows = shutil.get_terminal_size((WIDTH, HEIGHT))
-        lines, pages = screen(table(), moves, page, width=max(WIDTH, min(cols, 120)), height=max(HEIGHT, rows))
+        width, height = max(WIDTH, min(cols, 120)), max(HEIGHT, rows)
+        lines, pages = screen(table(width, height), moves, page, width=width, height=height)
         body = "\n".join(lines)
         out.write(body + "\n")
         return pages

@@ -51,20 +51,21 @@ def baseline_bots(game) -> list:
 
 
 def match(game, a, b, num_players: int = 2, games: int = 2000, seed: int = 0, progress: bool = False,
-          recorder=None, **options) -> dict:
+          recorder=None, concurrency: int = 1, **options) -> dict:
     """Duplicate match of ``a`` against ``b`` (``games`` games in all, a multiple of the rotations).
 
     Returns ``{"a", "b", "games", "wins", "losses", "draws", "a_win_rate", "ci95", "a_mean_reward",
     "mean_turns", "seconds", "games_per_second"}``, and with text players (`cardgym.agents.text`)
     ``"text"``: each text player's counts over this match (`TextPlayer.stats`) and ``"forfeits"``, the
-    games a text player forfeited (lost by its seat). ``recorder``: see `cardgym.eval.batch.play`.
+    games a text player forfeited (lost by its seat). ``recorder`` and ``concurrency`` (games of text
+    players in flight at once): see `cardgym.eval.batch.play`.
     """
     game = _game(game)
     rules = game.make_rules(num_players=num_players, **options)
     if isinstance(games, bool) or not isinstance(games, int) or games < 1:
         raise ValueError(f"games must be a positive integer, got {games!r}")
     if game.utility == "house":
-        return _house_match(game, rules, a, b, games, seed, progress, recorder)
+        return _house_match(game, rules, a, b, games, seed, progress, recorder, concurrency)
     if rules.num_players < 2:
         raise ValueError(f"a match of {game.name} ({game.utility.replace('_', '-')}) needs at least 2 players, got "
                          f"num_players={rules.num_players}")
@@ -83,7 +84,8 @@ def match(game, a, b, num_players: int = 2, games: int = 2000, seed: int = 0, pr
     bar = _Progress(len(seeds), label, progress)
     t0 = time.perf_counter()
     before = _text_counts(pa, pb)
-    rewards, status, turns = play(game, rules, seeds, seat_players, progress=bar, recorder=recorder)
+    rewards, status, turns = play(game, rules, seeds, seat_players, progress=bar, recorder=recorder,
+                                  concurrency=concurrency)
     bar.close()
     dt = time.perf_counter() - t0
     won = rewards > 0
@@ -124,7 +126,7 @@ def _with_text(before: dict, status, result: dict) -> dict:
     return result
 
 
-def _house_match(game, rules, a, b, games: int, seed: int, progress: bool, recorder=None) -> dict:
+def _house_match(game, rules, a, b, games: int, seed: int, progress: bool, recorder=None, concurrency: int = 1) -> dict:
     """`match` of a game against the house: each deal played by ``a`` on every seat, then by ``b``."""
     n = rules.num_players
     deals = max(1, -(-games // 2))
@@ -134,7 +136,8 @@ def _house_match(game, rules, a, b, games: int, seed: int, progress: bool, recor
     bar = _Progress(len(seeds), f"{a} vs {b}", progress)
     t0 = time.perf_counter()
     before = _text_counts(pa, pb)
-    rewards, status, turns = play(game, rules, seeds, seat_players, progress=bar, recorder=recorder)
+    rewards, status, turns = play(game, rules, seeds, seat_players, progress=bar, recorder=recorder,
+                                  concurrency=concurrency)
     bar.close()
     dt = time.perf_counter() - t0
     a_total, b_total = rewards[0::2].sum(axis=1), rewards[1::2].sum(axis=1)
@@ -152,7 +155,7 @@ def _house_match(game, rules, a, b, games: int, seed: int, progress: bool, recor
 
 
 def tournament(game, players: list, num_players: int = 2, games: int = 2000, seed: int = 0,
-               progress: bool = False, recorder=None, **options) -> dict:
+               progress: bool = False, recorder=None, concurrency: int = 1, **options) -> dict:
     """Round robin of every pair of ``players`` (duplicate matches) and their ratings.
 
     Returns ``{"game", "num_players", "pairs": [match results...], "ratings": {player: elo},
@@ -170,7 +173,7 @@ def tournament(game, players: list, num_players: int = 2, games: int = 2000, see
     scores = {}
     for a, b in itertools.combinations(players, 2):
         r = match(game, a, b, num_players=num_players, games=games, seed=seed, progress=progress,
-                  recorder=recorder, **options)
+                  recorder=recorder, concurrency=concurrency, **options)
         pairs.append(r)
         scores[(str(a), str(b))] = (r["wins"] + 0.5 * r["draws"], r["games"])
     # a Bradley-Terry fit needs head-to-head results; "one seat against the field" scores are not (the

@@ -69,7 +69,7 @@ def load_python_player(game: GameSpec, spec: str, rules=None):
 
 
 def play(game, rules, seeds: np.ndarray, seat_players: list, chunk: int = 2048, progress=None,
-         records: bool = False, recorder=None):
+         records: bool = False, recorder=None, concurrency: int = 1):
     """Play one game per seed; ``seat_players[g][seat]`` is a bot name or a policy.
 
     Games whose seats are all bots run whole inside one compiled call (``play_games``); games with
@@ -80,14 +80,16 @@ def play(game, rules, seeds: np.ndarray, seat_players: list, chunk: int = 2048, 
     Games in which a text player sits (`cardgym.agents.text.TextPlayer`) are played one at a time
     through the AEC env (`cardgym.eval.text_games`), the text players given the public moves since their
     last turn; ``recorder(env, row, k)`` may then return a game recorder of game ``k`` (its telemetry
-    included). A forfeited game has status 3.
+    included). A forfeited game has status 3. ``concurrency`` such games are in flight at once (threads;
+    the results are those of one at a time).
     """
     from ..agents.runner import BatchRunner
     from .text_games import play_games, text_players
 
     game = _game(game)
     if text_players(seat_players):
-        return play_games(game, rules, seeds, seat_players, recorder=recorder, progress=progress, records=records)
+        return play_games(game, rules, seeds, seat_players, recorder=recorder, progress=progress, records=records,
+                          concurrency=concurrency)
     # bind the compiled dispatch to the bots that play (compiling a bot nobody uses, e.g. `search`, costs
     # seconds on first use)
     used = {game.bot_index(p) for row in seat_players for p in row if isinstance(p, str)}

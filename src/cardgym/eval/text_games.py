@@ -9,12 +9,15 @@ they do in the batch (the same deals, the same bot generators: an all-bot game g
 
 from __future__ import annotations
 
+import copy
 import importlib
+import json
+import threading
 
 import numpy as np
 
 from ..agents.runner import as_batched
-from ..agents.text import is_text_player, theirs
+from ..agents.text import is_text_player, moves_for, theirs
 
 #: ``status`` of a game a text player forfeited (besides 1 terminated and 2 truncated)
 FORFEIT = 3
@@ -63,7 +66,7 @@ def play_one(env, row: list, seed: int, recorder=None):
         if isinstance(p, str):
             a = env.bot_action(p)
         elif is_text_player(p):
-            a, tel = p.decide(env.view(seat), history[since[seat]:])
+            a, tel = p.decide(env.view(seat), moves_for(p, history, since[seat]))
             if a is None:
                 forfeit = seat
                 if recorder is not None:
@@ -94,30 +97,179 @@ def play_one(env, row: list, seed: int, recorder=None):
     return rewards, status, int(env.record["turn"]) if "turn" in env.record.dtype.names else 0, env.record.copy()
 
 
-def play_games(game, rules, seeds, seat_players: list, recorder=None, progress=None, records: bool = False):
-    """`cardgym.eval.batch.play` for games with text players: one game at a time (see `play_one`);
-    ``recorder(env, row, k)`` makes the recorder of game ``k`` (or returns ``None``) and is closed with
-    ``recorder_done(rec)`` when it has one."""
+def play_games(game, rules, seeds, seat_players: list, recorder=None, progress=None, records: bool = False,
+               concurrency: int = 1):
+    """`cardgym.eval.batch.play` for games with text players (see `play_one`), ``concurrency`` games in
+    flight at once (threads, each game on an env no other game is using; a `Slots` shares the games in
+    flight with other runs). Each game plays with its own copy of every text player (`game_copy`: the
+    player's counts are added up after the game, its random fallback drawn from a generator of the
+    player's seed and the game's deal and seat), so a run gives the same results at any ``concurrency``,
+    and a resumed run the results of an uninterrupted one.
+
+    ``recorder``: a `cardgym.app.game_records.RecordFolder` (or a `cardgym.eval.runs.RunFolder`, whose
+    journal also skips the games an interrupted run finished), or any ``recorder(env, row, k)`` that
+    makes the recorder of game ``k`` (or returns ``None``), closed with ``rec.done()`` when it has one."""
+    from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
+
+    slots = concurrency if isinstance(concurrency, Slots) else None
+    workers = slots.n if slots is not None else check_concurrency(concurrency)
     g_total = len(seeds)
     n = rules.num_players
     rewards = np.zeros((g_total, n), np.float64)
     status = np.zeros(g_total, np.int8)
     turns = np.zeros(g_total, np.int32)
     finals = game.new_states(g_total) if records else None
-    env = raw_env(game, rules)
+    # names of the games' records claimed in schedule order (the same at any concurrency)
+    keys = [recorder.claim(row) for row in seat_players] if hasattr(recorder, "claim") else None
+    journal = getattr(recorder, "finished", None)
+    lock = threading.Lock()
+
+    def one(k):
+        if slots is None:
+            return game_k(k)
+        with slots.semaphore:
+            return game_k(k)
+
+    def game_k(k):
+        key, env = take_env(game, rules)
+        try:
+            return play_k(k, env)
+        finally:
+            give_env(key, env)
+
+    def play_k(k, env):
+        row, seed = seat_players[k], int(seeds[k])
+        copies = [game_copy(p, seed, seat) if is_text_player(p) else p for seat, p in enumerate(row)]
+        if keys is not None:
+            rec = recorder.open(env, copies, keys[k])
+        else:
+            with lock:  # a plain recorder callable may count games
+                rec = recorder(env, copies, k) if recorder is not None else None
+        try:
+            r, s, t, final = play_one(env, copies, seed, rec)
+        except BaseException:  # a stopped run (ServerFailures, a fatal ask) still counts what this game asked
+            add_back(row, copies)
+            raise
+        counts = {}
+        for p, c in zip(row, copies):
+            if c is not p:
+                add_counts(counts.setdefault(player_label(p), {}), c.counts)
+        if rec is not None and callable(getattr(rec, "done", None)):
+            rec.done()
+        if keys is not None and callable(getattr(recorder, "write", None)):
+            recorder.write(keys[k], {"seed": seed, "rewards": r.tolist(), "status": int(s), "turns": int(t),
+                                     "counts": counts})
+        add_back(row, copies)
+        return k, r, s, t, final
+
+    def add_back(row, copies):
+        with lock:
+            for p, c in zip(row, copies):
+                if c is not p:
+                    add_counts(p.counts, c.counts)
+
+    todo = []
     for k in range(g_total):
-        rec = recorder(env, seat_players[k], k) if recorder is not None else None
-        r, s, t, final = play_one(env, seat_players[k], int(seeds[k]), rec)
+        done = journal(keys[k]) if keys is not None and journal is not None else None
+        if done is None:
+            todo.append(k)
+            continue
+        if records:
+            raise ValueError("a resumed run cannot return final states (records=True)")
+        rewards[k], status[k], turns[k] = done["rewards"], done["status"], done["turns"]
+        for p in {id(p): p for p in seat_players[k] if is_text_player(p)}.values():
+            add_counts(p.counts, done["counts"].get(player_label(p), {}))
+        if progress is not None:
+            progress(1)
+
+    def keep(k, r, s, t, final):
         rewards[k], status[k], turns[k] = r, s, t
         if records:
             finals[k] = final
-        if rec is not None and callable(getattr(rec, "done", None)):
-            rec.done()
         if progress is not None:
             progress(1)
+
+    if workers == 1:
+        for k in todo:
+            keep(*one(k))
+    else:
+        with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="cardgym-game") as pool:
+            pending = {pool.submit(one, k) for k in todo}
+            try:
+                while pending:
+                    finished, pending = wait(pending, return_when=FIRST_COMPLETED)
+                    for f in finished:
+                        keep(*f.result())
+            except BaseException:
+                for f in pending:
+                    f.cancel()
+                raise
     if records:
         return rewards, status, turns, finals
     return rewards, status, turns
+
+
+#: most games in flight at once
+MAX_CONCURRENCY = 1024
+#: envs of finished games, kept for the next ones: ``{(game, rules): [env, ...]}`` (making an env costs
+#: milliseconds; a ladder at ``--concurrency 32`` plays its nine matches side by side)
+_ENVS: dict = {}
+_ENVS_LOCK = threading.Lock()
+
+
+def take_env(game, rules):
+    """``(key, env)``: a raw AEC env of ``game`` with ``rules`` that no game is using (one of `_ENVS` or a
+    new one); give it back with `give_env` when the game is over."""
+    key = (id(game), game.name, json.dumps(rules.as_dict(), sort_keys=True, default=str))
+    with _ENVS_LOCK:
+        free = _ENVS.get(key)
+        if free:
+            return key, free.pop()
+    return key, raw_env(game, rules)
+
+
+def give_env(key, env):
+    with _ENVS_LOCK:
+        free = _ENVS.setdefault(key, [])
+        if len(free) < MAX_CONCURRENCY:
+            free.append(env)
+
+
+class Slots:
+    """At most ``n`` games in flight across several runs at once (the ladder's matches, played side by
+    side): give the same `Slots` as the ``concurrency`` of each."""
+
+    def __init__(self, n: int):
+        self.n = check_concurrency(n)
+        self.semaphore = threading.BoundedSemaphore(self.n)
+
+
+def check_concurrency(concurrency) -> int:
+    """``concurrency`` if it is an integer 1..`MAX_CONCURRENCY`; ``ValueError`` naming it otherwise."""
+    if isinstance(concurrency, bool) or not isinstance(concurrency, int) or not 1 <= concurrency <= MAX_CONCURRENCY:
+        raise ValueError(f"concurrency must be an integer 1..{MAX_CONCURRENCY} (games in flight), got {concurrency!r}")
+    return concurrency
+
+
+def game_copy(player, seed: int, seat: int):
+    """A copy of the text player ``player`` for one game: the same ``ask`` and setup, its own counts
+    (zeroed; `play_games` adds them to the player's after the game) and, when it has one, its own
+    random-fallback generator seeded by the player's seed, the deal's ``seed`` and the ``seat``."""
+    c = copy.copy(player)
+    c.reset_stats()
+    if hasattr(c, "_rng"):
+        c._rng = np.random.default_rng([int(getattr(player, "seed", 0)), int(seed), int(seat)])
+    return c
+
+
+def add_counts(into: dict, more: dict) -> dict:
+    """Add the numbers of ``more`` into ``into`` (nested dicts added key by key); returns ``into``."""
+    for key, v in more.items():
+        if isinstance(v, dict):  # a new dict: a shallow copy of ``into`` taken earlier keeps its own
+            into[key] = add_counts(dict(into.get(key) or {}), v)
+        elif isinstance(v, (int, float)) and not isinstance(v, bool):
+            into[key] = into.get(key, 0) + v
+    return into
 
 
 def text_players(seat_players: list) -> list:
@@ -131,4 +283,5 @@ def text_players(seat_players: list) -> list:
     return out
 
 
-__all__ = ["FORFEIT", "play_games", "play_one", "player_label", "raw_env", "text_players"]
+__all__ = ["FORFEIT", "MAX_CONCURRENCY", "add_counts", "Slots", "check_concurrency", "game_copy",
+           "give_env", "play_games", "play_one", "player_label", "raw_env", "take_env", "text_players"]

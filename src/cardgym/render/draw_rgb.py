@@ -167,18 +167,18 @@ def size_change(before: Scene, after: Scene, limit: int = 5) -> str:
 
 
 @lru_cache(maxsize=1024)
-def _tile(palette: Palette, kind: str, value, highlight: bool):
+def _tile(palette: Palette, kind: str, value, highlight: bool, suit: str = ""):
     """A card drawn once on a transparent tile (3 px of room around it for the highlight)."""
     from PIL import Image, ImageDraw
 
     img = Image.new("RGBA", (CW + 6, CH + 6), (0, 0, 0, 0))
-    _draw_card(ImageDraw.Draw(img), 3, 3, Card(kind, value, highlight), palette)
+    _draw_card(ImageDraw.Draw(img), 3, 3, Card(kind, value, highlight, suit), palette)
     return img
 
 
 def draw_card(img, x, y, card: Card, palette: Palette):
     """Paste one card with its top-left corner at (x, y) of ``img``."""
-    tile = _tile(palette, card.kind, card.value, bool(card.highlight))
+    tile = _tile(palette, card.kind, card.value, bool(card.highlight), card.suit)
     img.paste(tile, (int(x) - 3, int(y) - 3), tile)
 
 
@@ -236,9 +236,11 @@ def _draw_card(draw, x, y, card: Card, palette: Palette):
         ink = fg
         cx, cy = x + CW / 2, y + CH / 2 + 4
         draw.ellipse([cx - 16, cy - 17, cx + 16, cy + 17], outline=_blend(colour, ink, 0.35), width=1)
-    if fg is None:  # corner index (what a fanned card shows)
-        draw.text((x + 4, y + 2), text, font=_font(12), fill=ink)
+    if fg is None or card.suit:  # corner index (what a fanned card shows): the number and the suit
+        draw.text((x + 4, y + 2), card.text, font=_font(12), fill=ink)
     _text_center(draw, x + CW / 2, y + CH / 2 + 4, text, _font(24 if len(text) < 3 else 20), ink, stroke=1)
+    if card.suit:  # the suit again under the number
+        _text_center(draw, x + CW / 2, y + CH - 12, card.suit, _font(13), ink, stroke=0)
 
 
 def _blend(a, b, t):

@@ -28,12 +28,20 @@ class Card:
     kind: str = VALUE  # "value" | "wild" | "back" | "empty"
     value: int | None = None  # the number of a "value" card
     highlight: bool = False  # drawn with a bright outline (e.g. playable now, the held card)
+    #: a "value" card's suit or colour: a mark of 1 or 2 characters ("H", "♠", "Y" for a yellow expedition),
+    #: shown after its number ("7H") and, with the palette's ``suit_band``, giving the card its colour
+    suit: str = ""
+
+    def __post_init__(self):
+        if self.suit and (not isinstance(self.suit, str) or len(self.suit) > 2 or self.kind != VALUE):
+            raise ValueError(f"Card.suit must be a str of 1 or 2 characters on a 'value' card, got "
+                             f"{self.suit!r} on a {self.kind!r} card")
 
     @property
     def text(self) -> str:
-        """Short label used by the text drawer and the corner index of a drawn card."""
+        """Short label used by the text drawer and the corner index of a drawn card (``"7"``, ``"7H"``)."""
         if self.kind == VALUE:
-            return str(self.value)
+            return f"{self.value}{self.suit}"
         return {WILD: "W", BACK: "##", EMPTY: "--"}[self.kind]
 
 
@@ -73,6 +81,9 @@ class Palette:
       lines split before the hyphen (``"MEGA-WILD"``: ``MEGA`` / ``-WILD``); otherwise the card shows
       ``wild_short`` in large print.
     - ``wild_short``: the wild's corner label in the picture and its text cell (at most 2 characters).
+    - ``suit_band``: optional, a card's suit (`Card.suit`) -> the name of its colour band in `BANDS`:
+      a card with a suit takes its suit's colour, not its value's (hearts red, spades ``"black"``; the
+      five expeditions of Lost Cities). None: every card is coloured by its value.
     """
 
     name: str
@@ -80,6 +91,7 @@ class Palette:
     back_fill: tuple
     wild_label: str = "WILD"
     wild_short: str = "W"
+    suit_band: Callable[[str], str] | None = None
 
     def __post_init__(self):
         if not isinstance(self.name, str) or not self.name:
@@ -94,6 +106,9 @@ class Palette:
             v = getattr(self, what)
             if not isinstance(v, str) or not v:
                 raise TypeError(f"Palette {self.name}: {what} must be a non-empty str, got {v!r}")
+        if self.suit_band is not None and not callable(self.suit_band):
+            raise TypeError(f"Palette {self.name}: suit_band must be None or a function suit -> band name, "
+                            f"got {self.suit_band!r}")
         if len(self.wild_short) > 2:
             raise ValueError(f"Palette {self.name}: wild_short must be 1 or 2 characters, got {self.wild_short!r}")
 
@@ -132,6 +147,7 @@ BANDS = {
     "sb_blue": ((30, 90, 200), None, "94"),
     "sb_green": ((20, 140, 60), None, "32"),
     "sb_red": ((200, 30, 40), None, "91"),
+    "black": ((30, 30, 30), None, "90"),  # black suits (spades, clubs) on white cards
     "sb_wild": ((240, 130, 20), (255, 255, 255), "38;5;208"),
 }
 
@@ -140,6 +156,12 @@ def band(palette: Palette, card: Card) -> str:
     """The colour band (a key of `BANDS`) of a face-up card in a game's palette."""
     if card.kind == WILD:
         return "sb_wild"
+    if card.suit and palette.suit_band is not None:
+        b = palette.suit_band(card.suit)
+        if b not in BANDS:
+            raise ValueError(f"Palette {palette.name}: suit_band({card.suit!r}) returned {b!r}, not a colour band; "
+                             f"allowed: {sorted(BANDS)}")
+        return b
     b = palette.band(int(card.value))
     if b not in BANDS:
         raise ValueError(

@@ -34,14 +34,16 @@ _STATUS = {0: "running", 1: "terminated", 2: "truncated"}
 
 
 def card_key(card: Card) -> str:
-    """The ``=<text>`` part of a face-up card's value id: its number, or ``W`` for a wild."""
-    return "W" if card.kind == WILD else str(card.value)
+    """The ``=<text>`` part of a face-up card's value id: its number (and suit), or ``W`` for a wild."""
+    return "W" if card.kind == WILD else card.text
 
 
 def _card(card: Card, cid: str, palette) -> dict:
     out = {"id": cid, "kind": card.kind, "text": card.text, "highlight": bool(card.highlight)}
     if card.kind == VALUE:
         out["value"] = int(card.value)
+        if card.suit:
+            out["suit"] = card.suit
     if card.kind in (VALUE, WILD):
         out["band"] = band(palette, card)
         out["label"] = palette.wild_short if card.kind == WILD else card.text
@@ -49,12 +51,14 @@ def _card(card: Card, cid: str, palette) -> dict:
 
 
 def _pile(pile: Pile, pid: str, palette) -> dict:
+    shown = sum(c.kind != EMPTY for c in pile.cards)
     return {
         "id": pid,
         "label": pile.label,
         "note": pile.note,
         "layout": pile.layout,
-        "count": sum(c.kind != EMPTY for c in pile.cards) if pile.count is None else int(pile.count),
+        # a scene's count is a badge (0: none drawn), never fewer than the cards it shows
+        "count": shown if pile.count is None else max(int(pile.count), shown),
         "cards": [_card(c, f"{pid}#{k}", palette) for k, c in enumerate(pile.cards)],
     }
 
@@ -115,9 +119,9 @@ def view(game, record, rules, viewer=None, mask=None) -> dict:
     ``num_players``, ``status`` (``"running"``, ``"terminated"``, ``"truncated"``), ``current`` (the
     seat to act, ``None`` once over), ``phase`` (the record's ``phase`` field where the game has one),
     ``turn``, ``table`` and ``players`` (regions: ``id``, ``title``, ``lines``, ``active``, ``you``,
-    ``team``, ``rows`` of piles: ``id``, ``label``, ``note``, ``layout``, ``count``, ``cards``: ``id``,
-    ``kind`` (``value``/``wild``/``back``/``empty``), ``text``, ``highlight``, and for a face-up card
-    ``value``, ``band`` and ``label``), ``legal`` (only for the seat to act, else ``[]``: ``action``,
+    ``team``, ``rows`` of piles: ``id``, ``label``, ``note``, ``layout``, ``count`` (the cards the pile
+    holds, never fewer than it shows), ``cards``: ``id``, ``kind`` (``value``/``wild``/``back``/``empty``), ``text``, ``highlight``, and for a face-up card
+    ``value``, ``band`` and ``label``, and ``suit`` when it has one), ``legal`` (only for the seat to act, else ``[]``: ``action``,
     ``text``, ``refs``) and ``result`` (the game's result once it is over, else ``None``).
 
     ``mask`` is the legal-action mask of the seat to act if the caller has it (the env does);

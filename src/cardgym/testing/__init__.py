@@ -27,7 +27,9 @@ from .checks import (
     CHECKS,
     Check,
     Context,
+    PAGE_SECTIONS,
     GameCheckError,
+    PageSectionWarning,
     Skip,
     aec_trajectory,
     check_game,
@@ -40,4 +42,5 @@ from .checks import (
 )
 
 __all__ = ["CHECKS", "Check", "Context", "GameCheckError", "Skip", "check_game", "config_id", "golden_text",
-           "random_walk", "register", "run_check", "aec_trajectory", "vec_trajectory"]
+           "random_walk", "register", "run_check", "aec_trajectory", "vec_trajectory", "PAGE_SECTIONS",
+           "PageSectionWarning"]

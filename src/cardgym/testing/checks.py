@@ -9,6 +9,7 @@ import importlib
 import io
 import json
 import math
+import re
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -213,7 +214,9 @@ _NO_CHECK_STATE = "saved-state checks (the game has no check_state in its invari
 @register("spec")
 def check_spec(ctx: Context) -> None:
     """The spec's declarations hold: the configuration's rules have every required option and a player
-    count within the game's limits, and the game's page keeps a version history naming its version."""
+    count within the game's limits, and the game's page has the sections its contract requires
+    (`PAGE_SECTIONS`; one added since the contract the game states: a warning) and a version history
+    naming its version."""
     from cardgym.core.spec.game import REQUIRED_OPTIONS
     from ..registry import page
 
@@ -223,8 +226,42 @@ def check_spec(ctx: Context) -> None:
     for option in REQUIRED_OPTIONS:
         assert option in rules.as_dict(), f"the rules have no {option!r} option"
     text = page(game.name)
-    assert "version history" in text.lower(), f"the page of {game.name} has no 'Version history' section"
-    assert f"v{game.version}" in text, f"the page's version history does not name v{game.version}"
+    for heading, since in PAGE_SECTIONS.items():
+        if re.search(rf"^{re.escape(heading)}\s*$", text, flags=re.M | re.I):
+            continue
+        why = f" ({PAGE_SECTION_WHY[heading]})" if heading in PAGE_SECTION_WHY else ""
+        if game.contract >= since:
+            raise AssertionError(f"the page of {game.name} has no {heading!r} section{why}; required since game "
+                                 f"contract {since}, and the game states contract {game.contract}")
+        page_section_warning(ctx, heading, since, why)
+    if "version history" in text.lower():
+        assert f"v{game.version}" in text, f"the page's version history does not name v{game.version}"
+
+
+class PageSectionWarning(UserWarning):
+    """A section the game's page lacks that the contract added after the version the game declares:
+    reported by `check_game` (``"passed (warning: ...)"``) and warned, not failed (docs/api.md)."""
+
+
+#: a section of a game's page (its heading line) -> the game contract version that requires it. A game
+#: that declares an older contract (one that declares none is version 1) passes without it, with a warning
+PAGE_SECTIONS = {"## Version history": 2, "## The rules in plain words": 2}
+#: why a section is required (said in the error and the warning)
+PAGE_SECTION_WHY = {
+    "## Version history": "what each version of the game changed, naming the current one",
+    "## The rules in plain words": "the rules, in words a player reads, that a text player's prompt holds; "
+                                   "docs/api.md, 'Adding a game'",
+}
+
+
+def page_section_warning(ctx: Context, heading: str, since: int, why: str = "") -> None:
+    """Report (``ctx.notes``) and warn that the page lacks the section ``heading``, required from contract
+    ``since``."""
+    msg = (f"warning: the page of {ctx.name} has no {heading!r} section{why}, required since game contract "
+           f"{since}: a warning only, the game states contract {ctx.game.contract} (add the section and "
+           f"from_package(..., contract={since}))")
+    ctx.notes.append(msg)
+    warnings.warn(msg[len("warning: "):], PageSectionWarning, stacklevel=2)
 
 
 @register("pettingzoo_api")
@@ -335,10 +372,13 @@ def check_reference(ctx: Context) -> None:
 
 @register("hidden_information")
 def check_hidden(ctx: Context) -> None:
-    """Nothing a seat cannot see reaches its observations: re-dealing its hidden cards
-    (a world of the seat, `cardgym.core.spec.worlds.sample_world`) changes none of its observations, under
-    every encoder."""
-    from cardgym.core.spec.worlds import sample_world
+    """Nothing a seat cannot see reaches its observations, and the game's WORLD re-deals all of it:
+    re-dealing its hidden cards, by the game's ``WORLD`` (`cardgym.core.spec.worlds.sample_world`) and by
+    the check's own re-deal (`cardgym.core.spec.worlds.hidden_places`, `honest_redeal`: the declared
+    places that hold a card the seat does not observe), changes none of its observations under every
+    encoder; and the WORLD moves the card of every such place (`check_redeals_every_hidden_place`)."""
+    from cardgym.core.spec.worlds import (card_places, check_redeals_every_hidden_place, hidden_places, honest_redeal,
+                                          sample_world, sample_worlds)
 
     game = ctx.game
     if game.world is None:
@@ -356,16 +396,37 @@ def check_hidden(ctx: Context) -> None:
         obs = e.observe(e.possible_agents[seat])["observation"]
         return {k: np.array(v) for k, v in obs.items()} if isinstance(obs, dict) else {"": np.array(obs)}
 
+    def same(record, other, seat, how):
+        for enc in game.encoders:
+            before, after = observed(enc, record, seat), observed(enc, other, seat)
+            for key in before:
+                np.testing.assert_array_equal(before[key], after[key],
+                                              err_msg=f"{enc} observation {key!r} leaks hidden cards to seat {seat} "
+                                                      f"(they were re-dealt by {how})")
+
+    visits = [0]
+    own = ctx.rng(6)
+
     def visit(r):
+        visits[0] += 1
+        honest = visits[0] % 10 == 1  # the checks' own re-deal, on every tenth decision (it probes each place)
+        live = card_places(game, r.rules, r.record) if honest else None
         for seat in range(ctx.num_players):
             other = sample_world(game, r.rules, r.record, seat, int(rng.integers(2**63)), check=False)
-            for enc in game.encoders:
-                before, after = observed(enc, r.record, seat), observed(enc, other, seat)
-                for key in before:
-                    np.testing.assert_array_equal(before[key], after[key],
-                                                  err_msg=f"{enc} observation {key!r} leaks hidden cards to seat {seat}")
+            same(r.record, other, seat, "the game's WORLD")
+            if live is None:
+                continue
+            places = hidden_places(game, r.rules, r.record, seat, live)
+            same(r.record, honest_redeal(r.record, places, own), seat,
+                 f"the check's own re-deal of {places.describe() or 'nothing'}")
+            worlds = sample_worlds(game, r.rules, r.record, seat, int(rng.integers(2**63)), 48, check=False)
+            check_redeals_every_hidden_place(game, r.rules, r.record, seat, places, worlds,
+                                             f"decision {visits[0]}")
 
     random_walk(main, rng, max(1, ctx.steps // 2), visit)
+    if game.cards_of is None:
+        ctx.notes.append("the check's own re-deal not run: the game has no cards_of, so which places hold a card "
+                         "is unknown; only the WORLD's re-deal was checked")
 
 
 @register("seat_views")

@@ -2,8 +2,12 @@
 
 A seat's view (`cardgym.render.view.view`, ``env.unwrapped.view(seat)``) must show nothing the seat
 cannot see. The check plays random games and, at every few decisions, re-deals every card hidden from
-seat ``k`` (a world of ``k``, `cardgym.core.spec.worlds.sample_world`, the game's ``WORLD``) and asserts that
-``view(k)`` and the spectator's ``view(None)`` are byte-identical (``json.dumps`` with sorted keys).
+seat ``k`` by its own re-deal (`cardgym.core.spec.worlds.hidden_places` and `honest_redeal`: the places of
+the ``WORLD``'s declared fields that hold a card seat ``k`` does not observe, dealt again uniformly, not
+through the game's ``WORLD.resample``; a game without ``cards_of``: a world of ``k``,
+`cardgym.core.spec.worlds.sample_world`; on two states checked of three, the game's ``WORLD``) and
+asserts that ``view(k)`` and the spectator's ``view(None)`` are byte-identical (``json.dumps`` with
+sorted keys).
 It also checks what a view must hold: it is JSON-serialisable, the seat to act sees its legal actions
 (and no other seat does), every ``refs`` id of an action names a card or pile of the view, and no two
 legal actions are clicked the same way.
@@ -17,7 +21,7 @@ import numpy as np
 
 import cardgym
 
-from cardgym.core.spec.worlds import sample_world
+from cardgym.core.spec.worlds import card_places, hidden_places, honest_redeal, sample_world
 from cardgym.render.view import dumps, element_ids, view
 
 
@@ -46,7 +50,7 @@ def check_view(game_name: str, options: dict | None = None, games: int = 3, seed
         step = 0
         while True:
             if step % every == 0 or int(env.record["status"]) != 0:
-                _check_state(game, env, rng, f"{game_name} {options} game {g} step {step}")
+                _check_state(game, env, rng, f"{game_name} {options} game {g} step {step}", honest=checked % 3 == 0)
                 checked += 1
             if int(env.record["status"]) != 0 or step >= max_steps:
                 break
@@ -55,7 +59,7 @@ def check_view(game_name: str, options: dict | None = None, games: int = 3, seed
     return checked
 
 
-def _check_state(game, env, rng, where: str) -> None:
+def _check_state(game, env, rng, where: str, honest: bool = True) -> None:
     rules, record = env.rules, env.record
     n = env.num_players
     running = int(record["status"]) == 0
@@ -89,8 +93,13 @@ def _check_state(game, env, rng, where: str) -> None:
         assert text == dumps(view(game, record, rules, k)), f"{where}: view({k}) is not deterministic"
     seat = cur if running else None
     assert dumps(env.view(seat)) == dumps(view(env.game, record, rules, seat)), f"{where}: env.view differs from view()"
+    # the check's own re-deal on every third state checked (it probes the places), the WORLD's on the others
+    live = card_places(game, rules, record) if honest else None
     for k in range(n):
-        other = _clean(sample_world(game, rules, record, k, int(rng.integers(2**63)), check=False))
+        if live is None:  # no cards_of: which places hold a card is unknown; the game's WORLD re-deals
+            other = _clean(sample_world(game, rules, record, k, int(rng.integers(2**63)), check=False))
+        else:
+            other = honest_redeal(record, hidden_places(game, rules, record, k, live), rng)
         for viewer in (k, None):
             a = dumps(views[viewer])
             b = dumps(view(game, other, rules, viewer))

@@ -10,17 +10,22 @@ preparation failed answers 500 with the reason):
 - ``POST /api/games`` ``{game, num_players, seats, rules, seed, pace}``: a new table; answers its
   ``id``, its ``status`` (``preparing`` while the game's kernels compile on first use, then
   ``playing``) and, if a seat is a person's, that seat and its ``token`` (sent back as ``X-Seat-Token``);
-- ``GET /api/games/{id}`` (``?seat=K`` to watch a seat of a bots-only game): lets the bots move at
+- ``GET /api/games/{id}`` (``?seat=K`` to watch a seat of a bots-only game; ``?since=N``: the log from
+  entry N on, the entries the page does not hold yet, as ``log_from`` and ``log``): lets the bots move at
   their pace (at pace 0 a bounded slice of moves per request), then the state as the token's seat
   (or the public table) sees it: ``status``, ``view``, ``log``, ``last`` (the last move in words) and,
   once over, ``outcome`` (the result in words) and ``table`` (scores, totals, rounds);
 - ``POST /api/games/{id}/move`` ``{action, step}``: the token's seat moves (``step``: the number of
-  moves the page has seen, so a stale page cannot move); a token's requests carry the page's own
+  moves the page has seen, so a stale page cannot move); the answer's log starts at ``step``; a token's requests carry the page's own
   ``X-Page`` id, and a second page using the same token is refused while the first one is open;
 - ``POST /api/games/{id}/claim`` ``{seat}``: the token of a person seat nobody holds yet;
+- ``POST /api/games/{id}/leave`` ``{soon}``: the page playing a seat (or that started a bots-only game)
+  leaves: the game ends now, or with ``soon`` (the page is closing or reloading) a few seconds later
+  unless that page comes back;
 - ``GET /api/games/{id}/record``: the game record (JSON lines) once the game is over;
 - ``GET /api/records``, ``POST /api/records`` (the record's text as the body): open a record;
-  ``GET /api/records/{id}?step=K&seat=S``: its state at step K as seat S (or the table) sees it.
+  ``GET /api/records/{id}?step=K&seat=S&since=N``: its state at step K as seat S (or the table) sees
+  it, with the log from entry N on (a page that holds the log gets one step's worth).
 
 Every game step, bot move, compile and replay runs in a worker thread, never on the event loop.
 Requests must name an allowed ``Host`` (loopback names, plus ``cardgym serve --allow-host``), and a
@@ -75,8 +80,8 @@ class GuardMiddleware:
     request a browser sends from another site (403: an ``Origin`` other than this server's own, or
     ``Sec-Fetch-Site: cross-site``). Plain ASGI, so it wraps the whole app, static files included."""
 
-    def __init__(self, app, allowed_hosts=()):
-        self.app = app
+    def __init__(self, app, allowed_hosts=(), command: str = "cardgym serve"):
+        self.app, self.command = app, command
         self.allowed = {h.lower().strip("[]") for h in (*LOOPBACK, *allowed_hosts)}
 
     async def __call__(self, scope, receive, send):
@@ -87,7 +92,7 @@ class GuardMiddleware:
         problem = None
         if _host_name(host) not in self.allowed:
             problem = (400, f"this server does not answer to Host {host!r}; allowed: {sorted(self.allowed)} "
-                            "(add a name with cardgym serve --allow-host NAME)")
+                            f"(add a name with {self.command} --allow-host NAME)")
         elif scope["method"] in UNSAFE:
             origin = headers.get("origin")
             if origin is not None:
@@ -200,7 +205,7 @@ def create_app(tables: Tables | None = None, allowed_hosts=(), settle: float = S
             if t is not None and t.status != out["status"]:
                 out = {**out, "status": t.status, "message": "" if t.ready else f"the table could not be prepared: {t.error}"}
             return JSONResponse(out, status_code=201)
-        return JSONResponse({"games": catalogue_now(), "records": tables.list_records(), "pace": tables.pace,
+        return JSONResponse({"games": catalogue_now(), "records": tables.list_records(_page(request)), "pace": tables.pace,
                              "limits": {"max_games": tables.max_games, "per_client": tables.per_client,
                                         "in_progress": tables.in_progress(), "max_moves": tables.max_moves,
                                         "record_bytes": MAX_BODY}})
@@ -248,7 +253,7 @@ def create_app(tables: Tables | None = None, allowed_hosts=(), settle: float = S
         with t.lock:
             viewer = t.viewer(_token(request), request.query_params.get("seat"), _page(request))
             t.advance()
-            return JSONResponse(t.state(viewer))
+            return JSONResponse(t.state(viewer, request.query_params.get("since")))
 
     async def move(request):
         body = _obj(await _body(request), "action", "step")
@@ -260,7 +265,14 @@ def create_app(tables: Tables | None = None, allowed_hosts=(), settle: float = S
         with t.lock:
             t.act(_token(request), body["action"], body["step"], _page(request))
             t.advance()
-            return JSONResponse(t.state(t.seat_of(_token(request))))
+            return JSONResponse(t.state(t.seat_of(_token(request)), body["step"]))  # the page held `step` moves
+
+    async def leave(request):
+        body = _obj(await _body(request), "soon")
+        if not isinstance(body["soon"], bool):
+            raise Refused(400, f"'soon' must be true (the page is going away) or false (end the game now), got {body['soon']!r}")
+        return JSONResponse(await run_in_threadpool(tables.leave, request.path_params["gid"], _token(request),
+                                                    _client(request), body["soon"]))
 
     async def claim(request):
         body = _obj(await _body(request), "seat")
@@ -280,14 +292,15 @@ def create_app(tables: Tables | None = None, allowed_hosts=(), settle: float = S
         if request.method == "POST":
             name = request.query_params.get("name", "upload")[:200]
             text = await _body(request, "text")
-            return JSONResponse(await run_in_threadpool(tables.open_record, text, name), status_code=201)
-        return JSONResponse({"records": tables.list_records()})
+            return JSONResponse(await run_in_threadpool(tables.open_record, text, name, False, _page(request)),
+                                status_code=201)
+        return JSONResponse({"records": tables.list_records(_page(request))})
 
     @off_loop
     def record_state(request):
         r = tables.get_record(request.path_params["rid"])
         q = request.query_params
-        return JSONResponse(r.state(q.get("step", "0"), q.get("seat")))
+        return JSONResponse(r.state(q.get("step", "0"), q.get("seat"), q.get("since")))
 
     routes = [
         Route("/", index),
@@ -296,6 +309,7 @@ def create_app(tables: Tables | None = None, allowed_hosts=(), settle: float = S
         Route("/api/games/{gid}", handle(game_state)),
         Route("/api/games/{gid}/move", handle(move), methods=["POST"]),
         Route("/api/games/{gid}/claim", handle(claim), methods=["POST"]),
+        Route("/api/games/{gid}/leave", handle(leave), methods=["POST"]),
         Route("/api/games/{gid}/record", handle(game_record)),
         Route("/api/records", handle(records), methods=["GET", "POST"]),
         Route("/api/records/{rid}", handle(record_state)),

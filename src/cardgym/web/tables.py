@@ -47,6 +47,12 @@ STEP_MOVES = 200
 STEP_SECONDS = 0.25
 #: moves a live table holds; a game that reaches it is stopped (its record says finished: false)
 MAX_MOVES = 20_000
+#: seconds without a request after which a game in progress is ended (nobody plays or watches it: an
+#: open page asks every few seconds, a hidden tab at least once a minute)
+IDLE = 120.0
+#: seconds a game whose page went away (closed, reloaded, navigated off) waits for that page to come
+#: back (a reload) before it is ended
+GRACE = 3.0
 #: bytes of replayed states all opened records may hold together
 RECORD_BYTES = 256 * 2**20
 #: moves of the throwaway game `warm_kernels` plays to compile a game's and its bots' kernels
@@ -130,10 +136,11 @@ def _words(names: list, seats) -> str:
     return " and ".join(f"player_{k} ({names[k]})" for k in seats)
 
 
-def result_words(result: dict, names: list, viewer=None, stopped: bool = False) -> str:
-    """The end of a game in a sentence, from the seat ``viewer``'s side when given."""
+def result_words(result: dict, names: list, viewer=None, stopped: str | bool = "") -> str:
+    """The end of a game in a sentence, from the seat ``viewer``'s side when given; ``stopped``: why a
+    game that did not finish was ended (its sentence)."""
     if stopped:
-        return f"the game was stopped after the server's limit of {MAX_MOVES} moves"
+        return stopped if isinstance(stopped, str) else f"the game was stopped after the server's limit of {MAX_MOVES} moves"
     winners = [int(w) for w in result.get("winners", []) or []]
     if result.get("truncated") or result.get("end") == "truncated":
         lead = "the game reached its turn limit; " if winners else "the game reached its turn limit with no winner"
@@ -182,7 +189,11 @@ class LiveTable:
     status: str = "playing"
     error: str | None = None
     client: tuple = ()
-    stopped: bool = False
+    #: why a game that did not finish was ended (the move limit, its page left, nobody asked for it)
+    stopped: str = ""
+    #: when the page holding it went away (a closed tab or a reload): ended `GRACE` s later unless asked for
+    leaving: float | None = None
+    leaving_seat: int | None = None
     rounds: list = field(default_factory=list)  # totals after each round or hand
     max_moves: int = MAX_MOVES
     preparing: str = ""
@@ -209,6 +220,8 @@ class LiveTable:
             raise Refused(409, f"player_{seat} is being played in another tab or page; close it (its seat is "
                                f"freed {LEASE:.0f} s after its last request) or open the game without a seat to watch")
         self.leases[seat] = (page, now)
+        if self.leaving is not None and self.leaving_seat == seat:  # its page came back (a reload)
+            self.leaving = None
 
     @property
     def has_person(self) -> bool:
@@ -218,6 +231,8 @@ class LiveTable:
         """The seat whose view a request gets: the token's seat; without a token, the public table, or,
         in a game without a person (bots only), any seat asked for."""
         mine = self.seat_of(token, page)
+        if not self.has_person and self.leaving is not None:  # a bots-only game still watched
+            self.leaving = None
         if seat in (None, "", "none", "table"):
             return mine
         try:
@@ -238,14 +253,22 @@ class LiveTable:
 
     @property
     def over(self) -> bool:
+        if self.stopped:
+            return True
         if not self.ready:
             return False
-        return self.stopped or not self.env.agents or int(self.env.record["status"]) != 0
+        return not self.env.agents or int(self.env.record["status"]) != 0
 
     @property
     def in_progress(self) -> bool:
         """Counted against the server's bound: preparing, or playing and not over."""
-        return self.status == "preparing" or (self.ready and not self.over)
+        return not self.stopped and (self.status == "preparing" or (self.ready and not self.over))
+
+    def end(self, reason: str) -> None:
+        """End a game in progress (its page left, or nobody asked for it): it leaves the server's bound at
+        once, its state says ``stopped`` with ``reason`` and its record (``finished: false``) stays."""
+        if self.in_progress:
+            self.stopped = reason
 
     def _need_ready(self):
         if self.status == "preparing":
@@ -280,7 +303,7 @@ class LiveTable:
         self._flush_dead()
         self._note_round()
         if len(self.log) >= self.max_moves and not self.over:
-            self.stopped = True
+            self.stopped = f"the game was stopped after the server's limit of {self.max_moves} moves"
 
     def _note_round(self):
         """Keep the totals after each round or hand (a change of the result's totals)."""
@@ -322,9 +345,16 @@ class LiveTable:
     def text_move(self, seat: int, player) -> tuple:
         """A text player's move and telemetry: its seat's view and the public moves since its last move.
         A forfeit cannot end a live table: it is played as the first legal move (and counted)."""
+        from cardgym.agents.text import moves_for
+
         last = max((e["n"] for e in self.log if e["seat"] == seat), default=-1)
-        moves = [f"player_{e['seat']}: {e['text']}" for e in self.log[last + 1:]]
-        a, tel = player.decide(self.env.view(seat), moves)
+        moves = moves_for(player, [f"player_{e['seat']}: {e['text']}" for e in self.log], last + 1)
+        from cardgym.agents.text import FatalAskError, ServerFailures
+
+        try:
+            a, tel = player.decide(self.env.view(seat), moves)
+        except (FatalAskError, ServerFailures) as exc:  # the seat's server refused it, or failed too often
+            raise Refused(502, f"the text player of seat {seat} cannot play: {exc}") from None
         if a is None:
             a = self.env.legal_actions()[0]
             tel = dict(tel, move=a, forfeit_played_as="first")
@@ -368,12 +398,15 @@ class LiveTable:
         return {"n": e["n"], "seat": e["seat"], "who": e["who"], "action": e["action"],
                 "sentence": f"player_{e['seat']} ({e['who']}): {e['text']}"}
 
-    def state(self, viewer) -> dict:
-        """The table as ``viewer`` (a seat, or None for the public table) sees it. Besides the view and
-        the log: ``status`` (preparing | playing | over | stopped; a table whose preparation failed is
+    def state(self, viewer, since=None) -> dict:
+        """The table as ``viewer`` (a seat, or None for the public table) sees it, with the log from move
+        ``since`` on (``log_from``; the whole log when None: a page sends what it already holds, so a
+        step costs the same at move 20,000 as at move 1). Besides the view and the log: ``status`` (preparing | playing | over | stopped; a table whose preparation failed is
         refused with the reason, 500), ``preparing`` (true until the table opens), ``message`` (what
         the page shows while preparing), ``last`` (the last move in a sentence) and, once
-        over, ``outcome`` (the result in words for this viewer) and ``table`` (`score_table`)."""
+        over, ``outcome`` (the result in words for this viewer) and ``table`` (`score_table`);
+        ``last_round``: the scores and totals after the last round or hand so far (the page announces a
+        round's end; the list of them all is the game-over table's, so that a step's size stays constant)."""
         seats = [{"seat": i, "kind": s.kind, "name": s.name, "label": f"player_{i} ({s.name})",
                   "claimed": s.claimed or s.kind != PERSON} for i, s in enumerate(self.seats)]
         head = {"id": self.id, "kind": "live", "game": self.game.name, "title": self.game.title,
@@ -386,12 +419,12 @@ class LiveTable:
                     "message": self.preparing}
         env = self.env
         cur = self.to_act()
+        start = log_start(since, len(self.log))
         log = []
-        for e in self.log:
-            e = dict(e)
+        for e in self.log[start:]:
             if "policy" in e and e["seat"] != viewer:
-                del e["policy"]  # a model's probabilities speak of its hand: only for its own seat's view
-            log.append(e)
+                e = {k: v for k, v in e.items() if k != "policy"}  # a model's probabilities speak of its
+            log.append(e)  # hand: only for its own seat's view
         waiting = None
         if cur is not None:
             waiting = "person" if self.seats[cur].kind == PERSON else "bot"
@@ -401,13 +434,32 @@ class LiveTable:
             "preparing": False,
             "to_act": cur, "waiting": waiting, "over": over,
             "view": view(env.game, env.record, env.rules, viewer, env.action_mask() if viewer == cur else None),
-            "log": log, "last": self.last_entry(), "message": "",
+            "log": log, "log_from": start, "last": self.last_entry(), "message": "",
+            "last_round": self.rounds[-1] if self.rounds else None,
         }
         if over:
             res = _plain_result(env.result())
             out["outcome"] = result_words(res, self.names(), viewer, self.stopped)
             out["table"] = score_table(res, self.names(), self.rounds)
         return out
+
+
+def _count_in(value, n: int, what: str) -> int:
+    """``value`` (a query parameter) as an integer 0..n, refused (400) naming ``what`` otherwise."""
+    try:
+        k = int(value)
+    except (TypeError, ValueError):
+        raise Refused(400, f"{what} must be an integer 0..{n}, got {value!r}") from None
+    if not 0 <= k <= n:
+        raise Refused(400, f"{what} must be 0..{n}, got {k}")
+    return k
+
+
+def log_start(since, n: int) -> int:
+    """The first log entry a response carries: ``since`` (the entries a page holds), 0 when None."""
+    if since is None or since == "":
+        return 0
+    return _count_in(since, n, f"since (the number of log entries the page holds; the log has {n})")
 
 
 def _plain_result(res: dict) -> dict:
@@ -452,15 +504,13 @@ class OpenRecord:
     states: list
     touched: float = 0.0
     nbytes: int = 0
+    owner: str | None = None  # the page that uploaded it (None: the server's own, listed for everybody)
 
-    def state(self, step, seat) -> dict:
+    def state(self, step, seat, since=None) -> dict:
+        """The record's state at ``step`` as ``seat`` sees it, with its log from entry ``since`` on (the
+        whole log when None; a page that holds it sends its length and gets one step's worth)."""
         n = len(self.states) - 1
-        try:
-            k = int(step)
-        except (TypeError, ValueError):
-            raise Refused(400, f"step must be an integer 0..{n}, got {step!r}") from None
-        if not 0 <= k <= n:
-            raise Refused(400, f"step must be 0..{n}, got {k}")
+        k = _count_in(step, n, "step")
         players = len(self.record.header["players"])
         if seat in (None, "", "none", "table"):
             viewer = None
@@ -484,7 +534,8 @@ class OpenRecord:
             "id": self.id, "kind": "replay", "game": self.game.name, "title": self.game.title, "step": k,
             "steps": n, "viewer": viewer, "seats": players,
             "view": view(self.game, rec, self.rules, viewer),
-            "log": [_replay_entry(i, a) for i, a in enumerate(self.record.actions)],
+            "log": [_replay_entry(i, a) for i, a in enumerate(self.record.actions[log_start(since, n):], log_start(since, n))],
+            "log_from": log_start(since, n),
             "result": end["result"], "finished": end["finished"], "last": last,
             "outcome": result_words(end["result"], names, viewer) if end["finished"] else "the game was left unfinished",
             "table": score_table(end["result"], names, []),
@@ -513,11 +564,13 @@ class Tables:
 
     def __init__(self, models: dict | None = None, max_games: int = 32, expire: float = 1800.0,
                  pace: float = 0.7, clock=time.monotonic, per_client: int | None = None, warm=None,
-                 record_bytes: int = RECORD_BYTES, max_moves: int = MAX_MOVES, text_players: dict | None = None):
+                 record_bytes: int = RECORD_BYTES, max_moves: int = MAX_MOVES, text_players: dict | None = None,
+                 idle: float = IDLE):
         self.models = dict(models or {})  # name -> (game, path)
         #: name -> ``make(game, rules)`` of a `cardgym.agents.text.TextPlayer` (a seat of any game)
         self.text_players = dict(text_players or {})
         self.max_games, self.expire, self.pace = int(max_games), float(expire), float(pace)
+        self.idle = float(idle)
         self.per_client = int(per_client) if per_client is not None else max(1, self.max_games // 2)
         self.record_bytes, self.max_moves = int(record_bytes), int(max_moves)
         self.clock = clock
@@ -537,6 +590,13 @@ class Tables:
     # ---------------------------------------------------------------------------------- bounds
     def _purge(self):
         now = self.clock()
+        for t in list(self.live.values()):  # games nobody plays or watches any more end (and free their slot)
+            if not t.in_progress:
+                continue
+            if now - t.touched > self.idle:
+                t.end(f"the game was ended: nobody asked for it in {self.idle:.0f} s")
+            elif t.leaving is not None and now - t.leaving > GRACE:
+                t.end("the game was ended: its page was closed")
         for d in (self.live, self.records):
             for k in [k for k, t in d.items() if now - t.touched > self.expire]:
                 del d[k]
@@ -557,12 +617,14 @@ class Tables:
     def _room(self, client):
         self._purge()
         if self._count() >= self.max_games:
-            raise Refused(429, f"the server holds its limit of {self.max_games} games in progress; finish one or "
-                               f"wait until an abandoned one expires ({self.expire:.0f} s after its last request)")
+            raise Refused(429, f"the server holds its limit of {self.max_games} games in progress (all pages "
+                               f"together); finish or leave one, or wait: a game nobody asks for ends "
+                               f"{self.idle:.0f} s after its last request")
         if client and self._count(client) >= self.per_client:
-            raise Refused(429, f"this page already has {self.per_client} games in progress (the most one page or "
-                               f"client may hold); finish one or wait until an abandoned one expires "
-                               f"({self.expire:.0f} s)")
+            who = "this page" if client[1:] and client[1] else f"this client (address {client[0]}, no X-Page id)"
+            raise Refused(429, f"{who} already has {self.per_client} game{'s' * (self.per_client != 1)} in progress (the most one page may "
+                               f"hold); finish or leave one (a game nobody asks for ends {self.idle:.0f} s after its "
+                               "last request)")
 
     def _record_room(self, need: int):
         self._purge()
@@ -639,8 +701,21 @@ class Tables:
 
     def create(self, body, client=()) -> dict:
         """A new table from the page's request (``client``: who asks, for the per-client bound). The
-        body is checked whole first; the table opens at once if its kernels are ready, else it is
-        prepared by the worker and its state says ``preparing`` meanwhile."""
+        body is checked whole first (`_parse`, `_players`); the table opens at once if its kernels are
+        ready, else it is prepared by the worker and its state says ``preparing`` meanwhile."""
+        req = self._parse(body)
+        players = self._players(req, body["seats"])
+        t = self._register(req, players, client)
+        first = next((s for s in players if s.kind == PERSON), None)
+        if first is not None:
+            first.claimed = True
+        return {"id": t.id, "token": first.token if first is not None else None,
+                "seat": players.index(first) if first is not None else None,
+                "status": t.status, "message": t.preparing if t.status == "preparing" else ""}
+
+    def _parse(self, body) -> dict:
+        """The request's game, player count, rule options (checked by the game's rules), seed and pace,
+        refused (400) with what was wrong."""
         if not isinstance(body, dict):
             raise Refused(400, "the body must be a JSON object {game, num_players, seats, rules, seed}")
         unknown = sorted(set(body) - {"game", "num_players", "seats", "rules", "seed", "pace"})
@@ -679,6 +754,13 @@ class Tables:
             checked = game.make_rules(num_players=n, **rules)
         except (TypeError, ValueError, OverflowError) as exc:
             raise Refused(400, f"rules not accepted: {exc}") from None
+        return {"name": name, "game": game, "n": n, "rules": rules, "checked": checked, "seed": seed,
+                "pace": float(pace)}
+
+    def _players(self, req: dict, seats: list) -> list:
+        """One `Seat` per seat name: a person (with a fresh token), a bot, a text player, the shipped agent
+        or a model given to ``cardgym serve --model``."""
+        name, game, checked = req["name"], req["game"], req["checked"]
         players = []
         for i, who in enumerate(seats):
             if who == PERSON:
@@ -700,45 +782,63 @@ class Tables:
                 raise Refused(400, f"seat {i}: {who!r} is not 'person', a bot of {name} {list(game.bots)}, "
                                    f"'agent' or a model given to cardgym serve --model "
                                    f"{sorted(k for k, (g, _) in self.models.items() if g == name)}")
-        bots = [s.name for s in players if s.kind == "bot"]
+        return players
+
+    def _register(self, req: dict, players: list, client) -> LiveTable:
+        """The table, counted against the bounds (refused 429 beyond them), then opened: at once when its
+        kernels are ready, else by the preparing worker once they are."""
+        game = req["game"]
         with self.lock:
             self._room(client)
             gid = secrets.token_urlsafe(8)
-            t = LiveTable(gid, game, None, None, players, float(pace), touched=self.clock(), clock=self.clock,
+            t = LiveTable(gid, game, None, None, players, req["pace"], touched=self.clock(), clock=self.clock,
                           status="preparing", client=client, max_moves=self.max_moves,
                           preparing=self.preparing_message(game))
             self.live[gid] = t
-        futs = self.prepare(game, bots)
-
-        def build(_=None):
-            try:
-                for f in futs:
-                    f.result()
-                mod = importlib.import_module(cardgym.GAMES[name].module)
-                env = mod.raw_env(num_players=n, **rules)
-                entries = [player_file_entry(game, self.models[s.name][1], n) if s.kind == "model"
-                           else s.policy.record_entry() if s.kind == "text" else s.name for s in players]
-                rec = GameRecorder(env, entries)
-                rec.reset(seed=seed)
-            except Exception as exc:  # a compile or env failure: the table says so instead of hanging
-                with t.lock:
-                    t.status, t.error = "failed", f"{type(exc).__name__}: {exc}"
-                return
-            with t.lock:
-                t.env, t.recorder, t.status = env, rec, "playing"
-                t.last_move = time.monotonic()
-
+        futs = self.prepare(game, [s.name for s in players if s.kind == "bot"])
         if all(f.done() for f in futs):
-            build()
+            self._open(t, req, futs)
         else:
-            self._worker.submit(build)
-        token = None
-        first = next((s for s in players if s.kind == PERSON), None)
-        if first is not None:
-            first.claimed = True
-            token = first.token
-        return {"id": gid, "token": token, "seat": players.index(first) if first is not None else None,
-                "status": t.status, "message": t.preparing if t.status == "preparing" else ""}
+            self._worker.submit(self._open, t, req, futs)
+        return t
+
+    def _open(self, t: LiveTable, req: dict, futs: list) -> None:
+        """Make the table's env and its recorder (after its kernels' compiles ``futs``); a compile or env
+        failure marks the table failed, with the reason, instead of leaving it preparing."""
+        n, players = req["n"], t.seats
+        try:
+            for f in futs:
+                f.result()
+            mod = importlib.import_module(cardgym.GAMES[req["name"]].module)
+            env = mod.raw_env(num_players=n, **req["rules"])
+            entries = [player_file_entry(req["game"], self.models[s.name][1], n) if s.kind == "model"
+                       else s.policy.record_entry() if s.kind == "text" else s.name for s in players]
+            rec = GameRecorder(env, entries)
+            rec.reset(seed=req["seed"])
+        except Exception as exc:  # noqa: BLE001 - the table says so instead of hanging
+            with t.lock:
+                t.status, t.error = "failed", f"{type(exc).__name__}: {exc}"
+            return
+        with t.lock:
+            t.env, t.recorder, t.status = env, rec, "playing"
+            t.last_move = time.monotonic()
+
+    def leave(self, gid, token, client=(), soon: bool = False) -> dict:
+        """A page leaves a game: the page playing a seat (its token), or the page that started a bots-only
+        game. The game ends at once; with ``soon`` (the page was closed or is reloading) it ends `GRACE`
+        seconds later unless that seat's page asks for it again meanwhile."""
+        t = self.get_live(gid)
+        with t.lock:
+            seat = t.seat_of(token)
+            if seat is None and (t.has_person or t.client != tuple(client)):
+                raise Refused(403, "only the page playing a seat (its token) or the page that started a bots-only "
+                                   "game can end it by leaving; a spectator just goes")
+            if soon:
+                t.leaving, t.leaving_seat = self.clock(), seat
+                t.leases.pop(seat, None)  # a reloaded page (a new page id) takes the seat back at once
+            else:
+                t.end(f"the game was ended: {'player_%d' % seat if seat is not None else 'its page'} left")
+            return {"id": gid, "status": "stopped" if t.stopped else "over" if t.over else "leaving"}
 
     def claim(self, gid, seat) -> dict:
         t = self.get_live(gid)
@@ -754,14 +854,17 @@ class Tables:
             s.claimed = True
             return {"id": gid, "token": s.token, "seat": seat}
 
-    def open_record(self, text: str, where: str = "upload", pinned: bool = False) -> dict:
+    def open_record(self, text: str, where: str = "upload", pinned: bool = False, owner: str = "") -> dict:
         """Replay a record (refused whole, with its line, if it does not replay) and hold its states;
-        ``pinned`` (the files given to ``cardgym serve --record``) never expire. A record whose states
-        would pass the server's bytes for records (`RECORD_BYTES`) is refused before it is replayed."""
+        ``pinned`` (the files given to ``cardgym serve --record``) never expire and are listed for every
+        page, an upload only for the page that sent it (``owner``, its page id). A record whose replay
+        would pass the server's bytes for records (`RECORD_BYTES`) is refused before it is replayed. A
+        UTF-8 byte-order mark (some editors write one) is not part of the record."""
+        text = text[1:] if text.startswith("\ufeff") else text
         try:
             rec = parse_record(text, where)
             game = cardgym.get_game(rec.game)
-            need = (len(rec.actions) + 1) * state_bytes(game, rec.header["rules"])
+            need = record_cost(game, len(rec.actions), len(text))
             with self.lock:
                 self._record_room(need)
             env, states = replay_states(rec)
@@ -771,19 +874,31 @@ class Tables:
             self._record_room(need)
             rid = secrets.token_urlsafe(8)
             self.records[rid] = OpenRecord(rid, env.game, env.rules, rec, states, nbytes=need,
-                                           touched=math.inf if pinned else self.clock())
+                                           touched=math.inf if pinned else self.clock(),
+                                           owner=None if pinned else str(owner))
         return {"id": rid, "steps": len(states) - 1, "game": env.game.name, "name": where}
 
-    def list_records(self) -> list:
+    def list_records(self, page: str | None = None) -> list:
+        """The opened records a page sees: the server's own (``--record``) and those it uploaded (``page``,
+        its page id; None: every record)."""
         with self.lock:
             self._purge()
             return [{"id": r.id, "game": r.game.name, "title": r.game.title, "name": r.record.where,
-                     "steps": len(r.states) - 1} for r in self.records.values()]
+                     "steps": len(r.states) - 1} for r in self.records.values()
+                    if page is None or r.owner is None or r.owner == page]
 
 
 def state_bytes(game, rules=None) -> int:
-    """Bytes of one state record of ``game`` (what an opened record holds per step)."""
+    """Bytes of one state record of ``game`` (what an opened record holds per step, without overhead)."""
     return int(game.state_dtype.itemsize)
+
+
+def record_cost(game, moves: int, text_bytes: int) -> int:
+    """The bytes an opened record holds, counted high: its env, a copy of the state before every move
+    and after the last (the state record and its array's overhead), each action line read into Python
+    objects (about 400 bytes, and up to 4 bytes per character of its text, a text player's answers
+    included). Measured against tracemalloc in tests/test_web_api.py."""
+    return 256 * 1024 + (moves + 1) * (state_bytes(game) + 200) + 400 * moves + 4 * int(text_bytes)
 
 
 def player_file_entry(game, path, n):

@@ -4,22 +4,33 @@ A game that lives in the test suite alone (`tests/games/crazy_eights/`): the pro
 is one folder. The test session adds it through the registry's `CARDGYM_GAMES` hook, and every generic
 suite runs on it.
 
+## The rules in plain words
+
+- **Goal.** Be the first to get rid of all the cards in your hand.
+- **Cards.** The 32-card piquet deck: 7, 8, 9, 10, jack, queen, king and ace in clubs, diamonds, hearts and
+  spades.
+- **Players.** 2 to 4.
+- **The deal.** The deck is shuffled and every player gets 5 cards, one at a time around the table. The
+  next card is turned face up to start the discard pile; the rest is the face-down draw pile. The suit to
+  follow is the suit of that first card (also when it is an eight). Seat 0 plays first and play goes
+  around the table in seat order.
+- **Your turn.** Play one card of your hand on the discard pile: a card of the suit to follow, a card of
+  the same rank as the discard pile's top card, or any eight (eights are wild). The suit of the card you
+  play becomes the suit to follow. After playing an eight you name the suit to follow (any of the four),
+  as a second move of the same turn. Instead of playing you may draw one card, which ends your turn. When
+  the draw pile is empty, the discard pile under its top card is shuffled into a new draw pile. If you
+  have nothing to play and nothing can be drawn, you pass.
+- **End.** The first player to empty their hand wins; every other player loses. When every player passes
+  in a row nobody can ever move again: the game is blocked and is a draw. A game is cut off after 300
+  turns (no winner).
+- **Variants** (set when the game is made, and then told in the prompt): another number of cards dealt to
+  each player.
+
 ## Rules as implemented
 
-Crazy Eights for 2 to 4 players with the 32-card piquet deck (7, 8, 9, 10, J, Q, K, A in clubs,
-diamonds, hearts and spades).
-
-- **Deal**: the deck is shuffled; each player gets `hand_size` cards (default 5), one at a time around
-  the table; the next card is turned face up to start the discard pile, the rest is the draw pile.
-  The suit to follow is the starter's suit (an eight as starter included). Seat 0 plays first.
-- **A turn**: play one card on the discard pile that matches the suit to follow or the rank of the
-  discard top, or any eight (eights are wild). After an eight the same player names the suit to follow
-  (any of the four). Instead of playing, a player may draw one card, which ends the turn; when the draw
-  pile is empty, the discard pile under its top card is shuffled into a new draw pile. A player who has
-  nothing to play and nothing to draw passes.
-- **End**: the first player to empty their hand wins (+1; every other player -1). When every player
-  passes in a row nobody can move again: the game is blocked, a draw (0 to everyone). Reaching
-  `max_turns` turns (default 300) truncates the game (0 to everyone).
+The rules above, with these names: the cards dealt to each player are the option `hand_size` (1 to
+31 // `num_players`, default 5); a win is +1 and a loss -1; a blocked or truncated game (after
+`max_turns` turns) is 0 to everyone.
 
 ## Options
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from cardgym.kit import BACK, VALUE, Card, Palette, Pile, Region, Scene
 
 from .kernels import playable
-from .rules import DECK_SIZE, PH_SUIT, SUIT_NAMES
+from .rules import DECK_SIZE, PH_SUIT, SUIT_LETTERS, SUIT_NAMES
 from .text import card_name
 
 
@@ -18,11 +18,15 @@ def _band(v: int) -> str:
     return "red" if v == 8 else ("darkblue" if v >= 11 else "green")
 
 
-PALETTE = Palette(name="crazy_eights", band=_band, back_fill=(20, 100, 60))
+def _suit_band(suit: str) -> str:
+    return "sb_red" if suit in ("D", "H") else "black"  # a card shows its suit (Card.suit): red or black
+
+
+PALETTE = Palette(name="crazy_eights", band=_band, back_fill=(20, 100, 60), suit_band=_suit_band)
 
 
 def _face(c: int, highlight: bool = False) -> Card:
-    return Card(VALUE, 7 + (int(c) & 7), highlight)
+    return Card(VALUE, 7 + (int(c) & 7), highlight, suit=SUIT_LETTERS[int(c) >> 3])
 
 
 def scene(r, rules, viewer=None) -> Scene:

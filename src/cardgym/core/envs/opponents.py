@@ -76,3 +76,20 @@ def check_learner_can_act(rules, seat_choice: int) -> None:
             f"first turn would be turn {before + 1}, after the turn cap, so no episode could ever reach a "
             f"decision of the learner; allowed: max_turns > {before} (or seat='random' / first_player='random')"
         )
+
+
+def opponent_raised(env, exc: BaseException) -> None:
+    """Mark ``env`` (a single-agent or vector env) as stopped mid-turn by its opponent's ``exc`` (raised
+    inside ``step()`` or ``reset()``): `refuse_if_opponent_raised` then refuses every step and copy until
+    a ``reset()`` (or a loaded state) starts afresh."""
+    env._opponent_raised = f"{type(exc).__name__}: {str(exc)[:300]}"
+
+
+def refuse_if_opponent_raised(env, what: str) -> None:
+    """``RuntimeError`` when the opponent of ``env`` raised inside its last ``step()``/``reset()``: the
+    game stopped in the middle of the opponent's turn, so a ``step(action)`` would play the learner's
+    action as the opponent's move."""
+    why = getattr(env, "_opponent_raised", None)
+    if why is not None:
+        raise RuntimeError(f"{type(env).__name__}.{what}(): the opponent raised {why} inside step() or reset(), "
+                           "so the game stopped in the middle of the opponent's turn; call reset()")

@@ -24,7 +24,8 @@ from cardgym.core.envs.episodes import EXTERNAL
 from cardgym.core.envs.vector_engines import CompiledEngine, DriverEngine
 from cardgym.core.spec.game import DictEncoder, GameSpec
 from cardgym.core.state.status import RUNNING
-from cardgym.core.envs.opponents import check_learner_can_act, resolve_opponent, resolve_seat
+from cardgym.core.envs.opponents import (check_learner_can_act, opponent_raised, refuse_if_opponent_raised,
+                                        resolve_opponent, resolve_seat)
 
 
 class CardGameEnv(CopiesThroughState, gym.Env):
@@ -149,9 +150,14 @@ class CardGameEnv(CopiesThroughState, gym.Env):
             self.seat = int(self._seats[0])
         else:
             drv = self._driver
+            self._opponent_raised = None
             # a stacked deck that ends before the learner's first decision is refused, not re-dealt
-            over = self._engine.begin([0], [seed], [self._seat_choice], [0], deck=deck if len(deck) else None,
-                                      redeal=not len(deck))
+            try:
+                over = self._engine.begin([0], [seed], [self._seat_choice], [0], deck=deck if len(deck) else None,
+                                          redeal=not len(deck))
+            except Exception as exc:
+                opponent_raised(self, exc)
+                raise
             if over.size:
                 self._started = False
                 raise ValueError(self._dead_deck_message())
@@ -186,6 +192,7 @@ class CardGameEnv(CopiesThroughState, gym.Env):
     def step(self, action):
         if not self._started:
             raise RuntimeError("step() called before reset()")
+        refuse_if_opponent_raised(self, "step")
         if self._done:
             raise RuntimeError("the episode is over; call reset() to start a new one")
         a = action if type(action) is int and 0 <= action < self._num_actions else check_action(
@@ -203,7 +210,11 @@ class CardGameEnv(CopiesThroughState, gym.Env):
             reward = float(self._rew[0])
         else:
             self._acts[0] = a
-            self._engine.advance([0], self._acts)
+            try:
+                self._engine.advance([0], self._acts)
+            except Exception as exc:  # the game stopped mid-turn: refuse further steps until reset()
+                opponent_raised(self, exc)
+                raise
             reward = float(self._driver.rewards[0, self.seat])
             self._c.observe_one(self._states, 0, self._params, self.seat, self._obs[0], self._which_obs)
         status = int(self._states[0]["status"])
@@ -224,6 +235,7 @@ class CardGameEnv(CopiesThroughState, gym.Env):
 
         if not self._started:
             raise RuntimeError("state_dict() called before reset()")
+        refuse_if_opponent_raised(self, "state_dict")
         return {
             **state_header(self.game, self.rules, self.game.gym_id),
             "record": record_to_dict(self._states[0]),
@@ -259,6 +271,7 @@ class CardGameEnv(CopiesThroughState, gym.Env):
         if self._flat:
             self._c.observe_one(self._states, 0, self._params, seat, self._obs[0], self._which_obs)
         self._started = True
+        self._opponent_raised = None
 
     # ------------------------------------------------------------------ copies (core/envs/copies.py)
     def _init_kwargs(self) -> dict:

@@ -16,7 +16,8 @@ from cardgym.core.envs.episodes import EXTERNAL
 from cardgym.core.envs.vector_engines import CompiledEngine, DriverEngine
 from cardgym.core.spec.game import DictEncoder, GameSpec
 from cardgym.core.state.status import RUNNING
-from cardgym.core.envs.opponents import check_learner_can_act, is_bot_name, resolve_opponent, resolve_seat
+from cardgym.core.envs.opponents import (check_learner_can_act, is_bot_name, opponent_raised,
+                                        refuse_if_opponent_raised, resolve_opponent, resolve_seat)
 from cardgym.core.envs.resets import check_seed, entropy_seed
 from cardgym.core.envs.state_io import check_vector_copy, parse_vector_state
 
@@ -301,7 +302,12 @@ class CardGameVectorEnv(CopiesThroughState, VectorEnv):
                              f"are for the single environments")
         seeds = self._seeds(seed) if self._new_episode is None else None
         self._started = True
-        self._engine.reset(seeds)
+        self._opponent_raised = None
+        try:
+            self._engine.reset(seeds)
+        except Exception as exc:
+            opponent_raised(self, exc)
+            raise
         self._needs_reset[:] = False
         return self._out(self._obs), self._info()
 
@@ -324,8 +330,13 @@ class CardGameVectorEnv(CopiesThroughState, VectorEnv):
     def _step(self, actions):
         if not self._started:
             raise RuntimeError("step() called before reset()")
+        refuse_if_opponent_raised(self, "step")
         check_actions(actions, self.num_envs, self._masks.shape[1], self._acts)
-        self._engine.step()
+        try:
+            self._engine.step()
+        except Exception as exc:  # a game stopped mid-turn: refuse further steps until reset()
+            opponent_raised(self, exc)
+            raise
         info = self._info()
         done = self._term | self._trunc
         if done.any():  # the opponent each finished episode was played against, from start to end
@@ -382,6 +393,7 @@ class CardGameVectorEnv(CopiesThroughState, VectorEnv):
 
         if not self._started:
             raise RuntimeError("state_dict() called before reset()")
+        refuse_if_opponent_raised(self, "state_dict")
         return {
             **state_header(self.game, self.rules, self.game.gym_id),
             "num_envs": self.num_envs,
@@ -420,6 +432,7 @@ class CardGameVectorEnv(CopiesThroughState, VectorEnv):
             drv.seat_player[:, :] = pid[:, None]
             drv.seat_player[np.arange(m), self._seats] = EXTERNAL
         self._started = True
+        self._opponent_raised = None
 
     def load_records(self, states, seats, seat_player) -> np.ndarray:
         """Restore a Python-driven env from its raw arrays (a trainer checkpoint): the records, the learner
@@ -435,6 +448,7 @@ class CardGameVectorEnv(CopiesThroughState, VectorEnv):
         self._obs[:] = drv.observe(np.arange(self.num_envs), drv.seats)
         self._needs_reset[:] = False
         self._started = True
+        self._opponent_raised = None
         return self._out(self._obs)
 
     # ------------------------------------------------------------------ copies (core/envs/copies.py)
@@ -469,6 +483,7 @@ class CardGameVectorEnv(CopiesThroughState, VectorEnv):
     def _snapshot(self):
         if not self._started:
             return None
+        refuse_if_opponent_raised(self, "copy")
         drv = self._driver.decisions if self._python else 0
         out = {"arrays": {k: v.copy() for k, v in self._arrays().items()}, "decisions": (self.decisions, drv)}
         if self._python:
@@ -525,6 +540,7 @@ class CardGameVectorEnv(CopiesThroughState, VectorEnv):
         if self._python:
             self._driver.decisions = drv
         self._started = True
+        self._opponent_raised = None
 
     def close_extras(self, **kwargs):
         pass

@@ -389,6 +389,214 @@ def _game_states(game, rules, seed: int, want: int):
     return out
 
 
+# ---------------------------------------------------------------- the checks' own re-deal (not the WORLD's)
+
+
+@dataclass(frozen=True)
+class Places:
+    """The places of one record that hold a card, in the fields a game's ``WORLD`` declares, split by
+    what one seat sees (`hidden_places`). ``hidden``/``visible``: ``(field, index)`` elements of
+    ``WORLD.positions`` fields; ``hidden_rows``/``visible_rows``: ``(field, seat row)`` rows of
+    ``WORLD.counts`` fields (a hand kept as counts by code)."""
+
+    hidden: tuple
+    visible: tuple
+    hidden_rows: tuple
+    visible_rows: tuple
+
+    def cards(self, record) -> np.ndarray:
+        """The unseen cards: the codes at the hidden places, each hidden row's cards once per count."""
+        out = [int(record[f].reshape(-1)[e]) for f, e in self.hidden]
+        for f, j in self.hidden_rows:
+            row = np.asarray(record[f][j], np.int64)
+            out += np.repeat(np.arange(row.shape[0]), np.maximum(row, 0)).tolist()
+        return np.asarray(out, np.int64)
+
+    def describe(self) -> str:
+        def name(f, e):
+            return f"{f}[{e}]"
+
+        return ", ".join([name(*p) for p in self.hidden] + [f"{f} row {j}" for f, j in self.hidden_rows])
+
+
+def _probe_codes(deck: np.ndarray, code: int) -> list:
+    """Two card codes of the deck other than ``code`` (its smallest and largest), to put in its place."""
+    others = deck[deck != code]
+    return sorted({int(others[0]), int(others[-1])}) if others.size else []
+
+
+def _flat_views(game, rules, states, i: int, seat: int, bufs, mask) -> bytes:
+    """What ``seat`` observes of record ``states[i]`` through every encoder (flat and dict), and its legal
+    mask when it acts: bytes, for comparison."""
+    params = rules.params()
+    parts = []
+    for k, buf in enumerate(bufs):
+        buf[:] = 0
+        game.compiled(obs=k).observe_one(states, i, params, seat, buf, k)
+        parts.append(buf.tobytes())
+    mask[:] = 0
+    if int(states[i]["status"]) == RUNNING and int(states[i]["current"]) == seat:
+        game.compiled(obs=0).legal_one(states, i, params, mask)
+    parts.append(mask.tobytes())
+    for name, enc in game.encoders.items():
+        if name not in game.flat_encoders():
+            obs = enc.encode(states[i], rules, seat)
+            items = sorted(obs.items()) if isinstance(obs, dict) else [("", obs)]
+            parts += [np.asarray(v).tobytes() for _, v in items]
+    return b"|".join(parts)
+
+
+def card_places(game, rules, record):
+    """The elements of the declared fields that hold a card of the record: changing one changes the
+    record's cards (``cards_of``). ``(positions, rows)``; None without ``cards_of``.
+
+    Counted in groups: every element of a group is set to one code ``t`` it does not hold, and the
+    growth of ``t``'s count in ``cards_of`` is the number of the group's elements that hold a card; a
+    group of all or none is settled, another is halved (a pile's cards fill a prefix of its field)."""
+    w = _world(game)
+    if game.cards_of is None:
+        return None
+    deck = np.unique(game.deck.astype(np.int64))
+    if deck.size < 2:
+        return [], []
+    probe = game.new_states(1)
+
+    def count(rec, t) -> int:
+        return int((np.asarray(game.cards_of(rec, rules), np.int64) == t).sum())
+
+    pos, rows = [], []
+
+    def split(group, t, before) -> None:
+        probe[0] = record
+        for f, e in group:
+            probe[0][f].reshape(-1)[e] = t
+        held = count(probe[0], t) - before
+        if held == len(group):
+            pos.extend(group)
+        elif held > 0:
+            half = len(group) // 2
+            split(group[:half], t, before)
+            split(group[half:], t, before)
+
+    z, z2 = int(deck[0]), int(deck[-1])
+    before = {z: count(record, z), z2: count(record, z2)}
+    for f in w.positions:
+        flat = np.asarray(record[f]).reshape(-1)
+        elements = [(f, e) for e in range(flat.shape[0])]
+        for t, group in ((z, [x for x in elements if flat[x[1]] != z]), (z2, [x for x in elements if flat[x[1]] == z])):
+            if group:
+                split(group, t, before[t])
+    pos.sort(key=lambda x: (w.positions.index(x[0]), x[1]))
+    for f in w.counts:
+        field = np.asarray(record[f])
+        for j in range(min(field.shape[0], rules.num_players)):
+            if field[j].sum() > 0:
+                rows.append((f, j))
+    return pos, rows
+
+
+def hidden_places(game, rules, record, seat: int, live=None) -> Places | None:
+    """Which places of ``record`` hold a card that ``seat`` has not seen, found without the game's
+    ``WORLD.resample``: among the declared fields' elements that hold a card (``live``, `card_places`:
+    changing one changes ``cards_of``), those whose card, replaced by another code, changes nothing the
+    seat observes (every encoder, and its legal mask when it acts) are hidden; the rest it sees (so a
+    card a seat sees must reach an encoder from its place: a copy of it kept in another field does not
+    make the place seen). The places are probed in groups, halved while a group changes what the seat
+    observes (few places are seen); a counts row is probed by moving one of its cards to another code.
+    None when the game has no ``cards_of`` (what holds a card is then unknown)."""
+    live = card_places(game, rules, record) if live is None else live
+    if live is None:
+        return None
+    pos, rows = live
+    deck = np.unique(game.deck.astype(np.int64))
+    states = game.new_states(2)
+    states[0] = record
+    bufs = [np.zeros(game.encoders[name].size(rules), np.float32) for name in game.flat_encoders()]
+    mask = np.zeros(game.num_actions, np.int8)
+    base = _flat_views(game, rules, states, 0, seat, bufs, mask)
+    hidden, visible, hidden_rows, visible_rows = [], [], [], []
+
+    alts = {(f, e): _probe_codes(deck, int(np.asarray(record[f]).reshape(-1)[e])) for f, e in pos}
+    views = {f: states[1][f].reshape(-1) for f in dict.fromkeys(f for f, _ in pos)}  # views into the probe record
+
+    def unseen(group) -> bool:  # every card of the group replaced at once (by its first, then its second probe code)
+        for which in (0, -1):
+            states[1] = record
+            for p in group:
+                views[p[0]][p[1]] = alts[p][which]
+            if _flat_views(game, rules, states, 1, seat, bufs, mask) != base:
+                return False
+        return True
+
+    def split(group) -> None:  # group testing: the seen places are few, the hidden ones many
+        if unseen(group):
+            hidden.extend(group)
+        elif len(group) == 1:
+            visible.extend(group)
+        else:
+            split(group[: len(group) // 2])
+            split(group[len(group) // 2:])
+
+    for f in dict.fromkeys(f for f, _ in pos):
+        split([p for p in pos if p[0] == f])
+    for f, j in rows:
+        row = np.asarray(record[f][j])
+        have = int(np.flatnonzero(row > 0)[0])
+        seen = False
+        for alt in _probe_codes(deck[(deck >= 0) & (deck < row.shape[0])], have):
+            states[1] = record
+            states[1][f][j][have] -= 1
+            states[1][f][j][alt] += 1
+            if _flat_views(game, rules, states, 1, seat, bufs, mask) != base:
+                seen = True
+                break
+        (visible_rows if seen else hidden_rows).append((f, j))
+    return Places(tuple(hidden), tuple(visible), tuple(hidden_rows), tuple(visible_rows))
+
+
+def honest_redeal(record, places: Places, rng) -> np.ndarray:
+    """A copy of ``record`` whose unseen cards (`Places.cards`) are dealt again, uniformly, over the hidden
+    places and rows (a row gets as many cards as it held): the checks' own re-deal, independent of the
+    game's ``WORLD``. ``rng``: a ``numpy.random.Generator``."""
+    out = np.zeros(1, record.dtype)
+    out[0] = record
+    t = out[0]
+    deal = rng.permutation(places.cards(record))
+    for i, (f, e) in enumerate(places.hidden):
+        t[f].reshape(-1)[e] = deal[i]
+    at = len(places.hidden)
+    for f, j in places.hidden_rows:
+        size = int(np.asarray(record[f][j]).sum())
+        t[f][j] = np.bincount(deal[at: at + size], minlength=t[f].shape[1])[: t[f].shape[1]]
+        at += size
+    return out[0]
+
+
+def check_redeals_every_hidden_place(game, rules, record, seat: int, places: Places, worlds, where: str) -> None:
+    """Raise ``AssertionError`` unless the worlds (records the game's ``WORLD`` dealt for ``seat``) move
+    the card of every hidden place that the unseen cards allow to change: a place is held to it when no
+    code makes up more than 3/4 of the unseen cards (then ``len(worlds)`` >= 48 uniform deals leave it
+    unchanged with probability below 1e-6)."""
+    cards = places.cards(record)
+    if cards.size < 2:
+        return
+    share = np.bincount(cards - cards.min()).max() / cards.size
+    if share > 0.75:
+        return
+    for f, e in places.hidden:
+        real = int(np.asarray(record[f]).reshape(-1)[e])
+        got = worlds[f].reshape(worlds.shape[0], -1)[:, e]
+        assert (got != real).any(), (
+            f"{where}: WORLD does not re-deal {f}[{e}], a card seat {seat} has not seen (its observations do "
+            f"not change with it): it holds {real} in all {worlds.shape[0]} worlds")
+    for f, j in places.hidden_rows:
+        real = np.asarray(record[f][j])
+        got = worlds[f][:, j]
+        assert (got != real).any(), (
+            f"{where}: WORLD does not re-deal {f} row {j}, cards seat {seat} has not seen: the row is the same "
+            f"in all {worlds.shape[0]} worlds")
+
+
 def _hidden_elements(game, samples, w: Hidden):
     """``(positions, rows)``: the elements of ``w.positions`` fields that change across ``samples``
     ((field, index) pairs) and the rows of ``w.counts`` fields that do ((field, seat))."""
@@ -497,7 +705,10 @@ def check_sample_world(game, options: dict | None = None, *, states: int = 4, sa
     4. over ``samples`` worlds drawn from one seed, every hidden place holds the cards of the unseen
        multiset with their frequencies: Pearson's chi-square at each re-dealt position (and for each
        re-dealt hand's code counts) below the ``1 - alpha / tests`` quantile (Bonferroni over the tests
-       of the call; `chi2_quantile`). The hidden places are those the game's own ``resample`` changes.
+       of the call; `chi2_quantile`). The hidden places are found by the check, not by the game's
+       ``resample`` (`hidden_places`: the places of ``WORLD.positions``/``WORLD.counts`` that hold a card
+       the seat does not observe), so a re-deal that leaves one of them alone fails; only a game without
+       ``cards_of`` is tested over the places its own ``resample`` changes.
        When the game's ``WORLD.possible`` constrains the deal, the frequencies expected are those of
        uniform deals that ``possible`` keeps (a two-sample test against them), not of the unseen cards.
 
@@ -544,15 +755,22 @@ def check_sample_world(game, options: dict | None = None, *, states: int = 4, sa
                 assert diff is None, (
                     f"{where}: two games that look the same to the seat give different worlds for seed {sd} "
                     f"(field {diff}): the world depends on the true hidden cards")
-            # 4: frequencies over the places the game's own re-deal changes
-            ref = sample_worlds(game, rules, real, seat, seed + 1, samples, check=check)
-            pos, rows = _hidden_elements(game, ref, w)
+            # 4: frequencies over every place that holds a card the seat has not seen, found by the check
+            # itself (`hidden_places`), not by what the game's re-deal happens to change; a game without
+            # cards_of: the places its own re-deal changes
+            places = hidden_places(game, rules, real, seat)
+            if places is not None:
+                ref = real[None]
+                pos, rows = list(places.hidden), list(places.hidden_rows)
+            else:
+                ref = sample_worlds(game, rules, real, seat, seed + 1, samples, check=check)
+                pos, rows = _hidden_elements(game, ref, w)
             if not pos and not rows:
                 continue
             # the unseen multiset by code (bin = code + 128: a card code may be negative, e.g. a card worth -2)
             pool = np.zeros(_BINS, np.int64)
             for f, e in pos:
-                pool[int(ref[f].reshape(samples, -1)[0, e]) + 128] += 1
+                pool[int(ref[f].reshape(ref.shape[0], -1)[0, e]) + 128] += 1
             for f, j in rows:
                 pool[128: 128 + ref[f].shape[2]] += ref[f][0, j].astype(np.int64)
             total = pool.sum()

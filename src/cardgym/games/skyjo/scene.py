@@ -75,7 +75,7 @@ def scene(r, rules, viewer=None) -> Scene:
     if rules.episode == "round":
         goal = "one round; lowest score wins"
     elif rules.max_rounds is not None:
-        goal = f"{rules.max_rounds} rounds; lowest total wins"
+        goal = f"{rules.max_rounds} round{'' if rules.max_rounds == 1 else 's'}; lowest total wins"
     else:
         goal = f"game ends when a total reaches {rules.end_score}; lowest total wins"
     lines = [status, goal]

@@ -24,7 +24,8 @@ function preparing(text) {
 }
 
 async function slow(promise, text, after) {
-  const t = setTimeout(() => preparing(text), after === undefined ? 600 : after);
+  // shown at once when it already shows (a table still preparing): no gap between two requests
+  const t = setTimeout(() => preparing(text), !$("#preparing").hidden ? 0 : after === undefined ? 600 : after);
   try { return await promise; } finally { clearTimeout(t); preparing(""); }
 }
 
@@ -33,11 +34,17 @@ function gameTitle(name) {
   return g ? g.title : name;
 }
 
-function prepText(name) { return `preparing ${gameTitle(name)} (first use, ~10 s)…`; }
+function prepText(name) { return `preparing ${gameTitle(name)} (first use in this server: compiling, about 10-40 s)…`; }
+
+// every request says which page it comes from (the server's bounds are per page, not per machine)
+function apiOpts(method, headers) {
+  const opts = { method, headers: Object.assign({ "X-Page": PAGE }, headers || {}) };
+  if (S.token) opts.headers["X-Seat-Token"] = S.token;
+  return opts;
+}
 
 async function api(method, url, body, headers) {
-  const opts = { method, headers: Object.assign({}, headers || {}) };
-  if (S.token) { opts.headers["X-Seat-Token"] = S.token; opts.headers["X-Page"] = PAGE; }
+  const opts = apiOpts(method, headers);
   if (body !== undefined) {
     opts.body = typeof body === "string" ? body : JSON.stringify(body);
     opts.headers["Content-Type"] = typeof body === "string" ? "text/plain" : "application/json";
@@ -104,6 +111,16 @@ function fillGame() {
   fillSeats();
 }
 
+// a game picked in the form starts compiling its kernels (and its bots') on the server at once
+function prepareGame() {
+  const cfg = gameConfig();
+  const g = CAT && CAT.games.find((x) => x.name === cfg.game);
+  if (!g || g.status === "ready") return;
+  api("POST", "/api/prepare", { game: cfg.game, seats: cfg.seats }).then((r) => {
+    if (r.status === "ready") g.status = "ready";
+  }).catch(() => {});
+}
+
 function gameConfig() {
   const n = +$("#f-players").value;
   const rules = {};
@@ -123,9 +140,24 @@ function paceValue() {
   return v === "" ? undefined : +v;
 }
 
+// the games this page started (a bots-only one ends when its page leaves it)
+const STARTED = new Set();
+
+// leaving a game from the page ends it (its slot is freed at once); a page going away (closed, reloaded)
+// ends it a few seconds later unless it comes back
+function leaveGame(soon) {
+  const st = S.state;
+  if (S.kind !== "live" || !S.id || !st || st.id !== S.id || st.over || !(S.token || STARTED.has(S.id))) return;
+  const opts = apiOpts("POST", { "Content-Type": "application/json" });
+  opts.body = JSON.stringify({ soon });
+  opts.keepalive = true;
+  fetch(`/api/games/${S.id}/leave`, opts).catch(() => {});
+}
+
 async function startGame(cfg) {
   try {
     const r = await slow(api("POST", "/api/games", cfg), prepText(cfg.game));
+    STARTED.add(r.id);
     if (r.token) sessionStorage.setItem(`tok:${r.id}`, JSON.stringify({ token: r.token, seat: r.seat }));
     const again = Object.assign({}, cfg);
     delete again.seed;
@@ -178,7 +210,7 @@ async function showHome() {
   recs.innerHTML = "";
   for (const r of data.records) {
     const li = el("li");
-    const a = el("a", null, `${r.name}: ${r.title}, ${r.steps} moves`);
+    const a = el("a", null, `${r.name}: ${r.title}, ${r.steps} move${r.steps === 1 ? "" : "s"}`);
     a.href = `#/record/${r.id}`;
     li.appendChild(a);
     recs.appendChild(li);
@@ -261,7 +293,12 @@ function cardEl(c, pal, title) {
       if (cut > 0) { big.appendChild(document.createTextNode(lab.slice(0, cut))); big.appendChild(el("br")); big.appendChild(document.createTextNode(lab.slice(cut))); }
       else big.textContent = pal.wild_short;
       d.appendChild(big);
-    } else d.appendChild(el("span", "big", c.label));
+    } else d.appendChild(el("span", "big", c.suit ? String(c.value) : c.label));
+    if (c.suit) {  // a suited card: its suit (or colour) mark under the number
+      const suit = el("span", "suit", c.suit);
+      suit.style.cssText = "position:absolute;left:0;right:0;bottom:2px;text-align:center;font-size:12px;font-weight:700";
+      d.appendChild(suit);
+    }
   }
   for (const n of d.children) n.setAttribute("aria-hidden", "true");
   if (c.highlight) d.classList.add("hl");
@@ -327,12 +364,13 @@ function pileEl(p, pal, reg, title) {
 function regionEl(r, pal, title, opp) {
   const box = el("section", "region");
   box.dataset.region = r.id;
-  if (r.active) box.classList.add("active");
+  const active = r.active && !(S.state && S.state.over);  // a stopped game has nobody to play
+  if (active) box.classList.add("active");
   if (r.you) box.classList.add("you");
   if (opp) box.classList.add("opp");
   if (r.team !== null && r.team !== undefined) box.classList.add(`team${r.team}`);
-  const h = el("h4", null, r.title);
-  if (r.active) h.appendChild(el("span", "tag", "to play"));
+  const h = el("h4", null, S.token ? r.title : r.title.replace(" (you)", ""));
+  if (active) h.appendChild(el("span", "tag", "to play"));
   if (r.team !== null && r.team !== undefined) h.appendChild(el("span", "tag", `team ${"ABCDEFGH"[r.team] || r.team}`));
   box.setAttribute("aria-label", h.textContent);
   box.appendChild(h);
@@ -379,7 +417,7 @@ function moveLine(st, from, to) {
     else parts[parts.length - 1] += `; then ${t || e.text}`;
   }
   const skipped = to - from - log.length;
-  return (skipped > 0 ? `(${skipped} earlier moves) ` : "") + parts.join(". ");
+  return (skipped > 0 ? `(${skipped} earlier move${skipped === 1 ? "" : "s"}) ` : "") + parts.join(". ");
 }
 
 function drawTable(st) {
@@ -389,7 +427,7 @@ function drawTable(st) {
   const status = $("#status");
   status.innerHTML = "";
   status.appendChild(el("span", "title", v.title));
-  for (const l of v.lines) status.appendChild(el("span", "line", l));
+  for (const l of v.lines) status.appendChild(el("span", "line", S.token ? l : l.replace(" (you)", "")));
   const last = $("#last-move");
   last.hidden = !S.lastLine;
   last.textContent = S.lastLine ? `Last move: ${S.lastLine}` : "";
@@ -422,6 +460,12 @@ function drawResult(st) {
   const v = st.view;
   const res = $("#result");
   res.innerHTML = "";
+  if (!v.result && st.kind === "live" && st.over) {  // stopped (the move limit, its page left): why, in words
+    res.hidden = false;
+    res.appendChild(el("h2", null, `Game over: ${st.outcome || "the game was stopped"}`));
+    res.appendChild(resultBar(st));
+    return;
+  }
   if (!v.result) { res.hidden = true; return; }
   res.hidden = false;
   const r = v.result;
@@ -464,6 +508,11 @@ function drawResult(st) {
     table.appendChild(tr);
   }
   res.appendChild(table);
+  res.appendChild(resultBar(st));
+}
+
+// the game-over box's buttons: a rematch, the record, the front page
+function resultBar(st) {
   const bar = el("div", "bar");
   if (st.kind === "live" && sessionStorage.getItem(`cfg:${st.id}`)) {
     const b = el("button", null, "Rematch");
@@ -480,42 +529,105 @@ function drawResult(st) {
   const home = el("a", "button", "Front page");
   home.href = "#/";
   bar.appendChild(home);
-  res.appendChild(bar);
+  return bar;
 }
 
+// the log the page holds (the entries 0..n-1 of the game or record it shows) and the lines of it drawn
+// (lo..hi-1): the server sends only the entries the page does not hold yet, the page appends them, and
+// at most WINDOW lines are drawn (the latest ones, or in a replay those around the current move), so a
+// step costs the same at move 20,000 as at move 1
+const WINDOW = 300;
+const L = { key: null, entries: [], lo: null, hi: 0, upto: null };
+
+function logKey() { return `${S.kind}|${S.id}|${S.token ? "" : S.watch}`; }
+
+function since() { return L.key === logKey() ? L.entries.length : 0; }
+
+// a response's log (the entries from log_from on) added to the page's; the state then holds the whole
+// log. False when the response leaves a gap (it answers an older request): the page asks again, whole.
+function mergeLog(st) {
+  const key = logKey();
+  if (L.key !== key) { L.key = key; L.entries = []; L.lo = null; }
+  const from = st.log_from || 0;
+  if (from > L.entries.length) { L.key = null; return false; }
+  if (from < L.entries.length) { L.entries.length = from; L.lo = null; }
+  for (const e of st.log) L.entries.push(e);
+  st.log = L.entries;
+  return true;
+}
+
+function logItem(st, e, i, upto) {
+  const li = el("li", e.seat === st.view.viewer ? "mine" : "");
+  if (upto !== undefined) { if (i >= upto) li.classList.add("later"); if (i === upto - 1) li.classList.add("now"); }
+  // the move's number written out (a list marker loses digits from 100 up)
+  li.appendChild(el("span", "n", `${i + 1}.`));
+  li.appendChild(el("span", "t", `${seatName(st, e.seat)}: ${e.text}`));
+  if (e.telemetry && Array.isArray(e.telemetry.answers)) li.appendChild(answerBox(e.telemetry));
+  if (e.policy) {
+    const pol = el("div", "policy");
+    pol.appendChild(el("div", null, `value ${e.policy.value >= 0 ? "+" : ""}${e.policy.value.toFixed(3)}`));
+    for (const t of e.policy.top) {
+      const row = el("div");
+      const bar = el("span", "bar-p");
+      bar.style.width = `${Math.round(60 * t.p)}px`;
+      row.appendChild(bar);
+      row.appendChild(document.createTextNode(`${(100 * t.p).toFixed(1)}% ${t.text}`));
+      pol.appendChild(row);
+    }
+    li.appendChild(pol);
+  }
+  return li;
+}
+
+// the log: the lines lo..hi-1 of it; a live game's new entries are appended (the oldest lines beyond
+// WINDOW dropped), a replay's step re-marks only the lines between the old and the new move (later / now),
+// and the window is drawn anew only when the current move leaves it
 function drawLog(st, upto) {
   const log = $("#log");
-  log.innerHTML = "";
-  const width = String(st.log.length).length;
-  st.log.forEach((e, i) => {
-    const li = el("li", e.seat === st.view.viewer ? "mine" : "");
-    if (upto !== undefined) { if (i >= upto) li.classList.add("later"); if (i === upto - 1) li.classList.add("now"); }
-    // the move's number written out (a list marker loses digits from 100 up)
-    const num = el("span", "n", `${i + 1}.`);
-    num.style.minWidth = `${width + 1}ch`;
-    li.appendChild(num);
-    li.appendChild(el("span", "t", `${seatName(st, e.seat)}: ${e.text}`));
-    if (e.telemetry && Array.isArray(e.telemetry.answers)) li.appendChild(answerBox(e.telemetry));
-    if (e.policy) {
-      const pol = el("div", "policy");
-      pol.appendChild(el("div", null, `value ${e.policy.value >= 0 ? "+" : ""}${e.policy.value.toFixed(3)}`));
-      for (const t of e.policy.top) {
-        const row = el("div");
-        const bar = el("span", "bar-p");
-        bar.style.width = `${Math.round(60 * t.p)}px`;
-        row.appendChild(bar);
-        row.appendChild(document.createTextNode(`${(100 * t.p).toFixed(1)}% ${t.text}`));
-        pol.appendChild(row);
-      }
-      li.appendChild(pol);
-    }
-    log.appendChild(li);
-  });
-  // keep the latest (or, in a replay, the current) move in sight, scrolling the log box only
-  const now = log.querySelector(".now") || (upto === undefined ? log.lastElementChild : null);
+  const n = L.entries.length;
+  const live = upto === undefined;
+  let lo = live ? Math.max(0, n - WINDOW) : Math.max(0, Math.min(upto - WINDOW / 2, n - WINDOW));
+  const drawn = L.lo !== null && log.children.length === L.hi - L.lo;
+  const inside = drawn && (live ? L.upto === null && n >= L.hi : L.upto !== null &&
+    (L.lo === 0 || upto - 1 >= L.lo + 20) && (L.hi === n || upto - 1 < L.hi - 20));
+  if (!inside) {
+    log.innerHTML = "";
+    L.lo = L.hi = lo;
+    L.upto = live ? null : upto;
+  } else if (!live && L.upto !== upto) {
+    const items = log.children, a = Math.min(L.upto, upto), b = Math.max(L.upto, upto);
+    for (let i = a; i < b; i++) if (i >= L.lo && i < L.hi) items[i - L.lo].classList.toggle("later", i >= upto);
+    if (L.upto > L.lo && L.upto - 1 < L.hi) items[L.upto - 1 - L.lo].classList.remove("now");
+    if (upto > L.lo && upto - 1 < L.hi) items[upto - 1 - L.lo].classList.add("now");
+    L.upto = upto;
+  }
+  const frag = document.createDocumentFragment();
+  const hi = live ? n : inside ? L.hi : Math.min(n, lo + WINDOW);
+  for (let i = L.hi; i < hi; i++) frag.appendChild(logItem(st, L.entries[i], i, upto));
+  log.appendChild(frag);
+  L.hi = hi;
+  if (live) for (; L.lo < lo; L.lo++) log.firstElementChild.remove();  // the oldest lines beyond WINDOW
+  const nw = `${String(n).length + 1}ch`;  // the widest move number (set only when it grows: it restyles every line)
+  if (log.style.getPropertyValue("--nw") !== nw) log.style.setProperty("--nw", nw);
+  const gap = $("#log-gap");
+  gap.hidden = L.lo === 0;
+  gap.textContent = L.lo ? `… ${L.lo} earlier move${L.lo === 1 ? "" : "s"}${live ? "" : " (the slider reaches them)"}` : "";
+  log.start = L.lo + 1;
+  // keep the latest move in sight at the bottom (in a replay, the current one in the middle), scrolling
+  // the log box only, to the top of a line: the box never shows half of its top line
+  const now = live ? log.lastElementChild : (upto > L.lo ? log.children[upto - 1 - L.lo] : null);
   const box = $("#log-box");
-  if (now) box.scrollTop = Math.max(0, now.offsetTop - box.offsetTop - box.clientHeight / 2);
-  else if (upto === 0) box.scrollTop = 0;
+  if (now) {
+    log.style.paddingBottom = "";
+    const origin = box.getBoundingClientRect().top + box.clientTop - box.scrollTop;
+    const rel = (e) => e.getBoundingClientRect().top - origin;
+    const top = Math.max(0, live ? rel(now) + now.offsetHeight - box.clientHeight : rel(now) - box.clientHeight / 2);
+    const line = [...log.children].find((li) => rel(li) >= top - 0.5);
+    const want = line ? rel(line) : top;
+    const room = box.scrollHeight - box.clientHeight;  // at the end: a little space below the last line
+    if (want > room) log.style.paddingBottom = `${Math.ceil(want - room)}px`;
+    box.scrollTop = want;
+  } else if (upto === 0 || upto <= L.lo) box.scrollTop = 0;
 }
 
 // a text player's answers to this move's prompt (from the record's telemetry), beside the move
@@ -660,6 +772,7 @@ async function play(action) {
   try {
     const st = await api("POST", `/api/games/${S.id}/move`, { action, step: S.state.step });
     say("");
+    if (!mergeLog(st)) { await refresh(); return; }
     show(st);
   } catch (e) { say(e.message); await refresh(); }
   finally { S.busy = false; }
@@ -668,7 +781,8 @@ async function play(action) {
 // ---------------------------------------------------------------------------------- the pages
 function show(st) {
   // a half-made move (a card picked) survives a refresh that changed nothing
-  const same = S.state && S.state.id === st.id && S.state.step === st.step && S.state.viewer === st.viewer;
+  const same = S.state && S.state.id === st.id && S.state.step === st.step && S.state.viewer === st.viewer &&
+    S.state.over === st.over;
   S.state = st;
   if (!same) S.sel = [];
   // the last move: what changed since the state this page showed last (same game, same seat's view)
@@ -683,7 +797,14 @@ function show(st) {
     S.moved = null;
     S.lastLine = st.step > 0 ? moveLine(st, st.step - 1, st.step) : "";
   }
-  S.prev = { key, step: st.step, snap };
+  // a round or hand that just ended is announced with its scores (the status line is read out)
+  const r = st.last_round || null;
+  const round = r ? r.round : 0;
+  if (S.prev && S.prev.key === key && round > (S.prev.round || 0)) {
+    const who = r.scores.map((x, i) => `${seatName(st, i)} ${x}`).join(", ");
+    say(`Round ${r.round} is over: ${who}; totals ${r.totals.join(", ")}`, true);
+  }
+  S.prev = { key, step: st.step, snap, round };
   // a refresh that changed nothing leaves the table as it is (a focused card keeps the focus)
   if (!same || !$("#table-area").children.length) {
     drawTable(st);
@@ -691,9 +812,7 @@ function show(st) {
     drawLog(st, st.kind === "replay" ? st.step : undefined);
   }
   mark();
-  const dl = $("#download");
-  dl.hidden = !(st.kind === "live" && st.over);
-  if (st.kind === "live") dl.href = `/api/games/${st.id}/record`;
+  $("#download").hidden = true;  // the game-over box offers the record
   $("#where").textContent = st.kind === "replay" ? `${st.title}: replay` :
     `${st.title}: ${S.token ? `you are player_${st.viewer}` : "watching"}`;
   const inv = $("#invite");
@@ -725,7 +844,7 @@ async function refresh() {
   clearTimeout(S.timer);
   try {
     if (S.kind === "live") {
-      const q = S.watch !== null && !S.token ? `?seat=${S.watch}` : "";
+      const q = `?since=${since()}` + (S.watch !== null && !S.token ? `&seat=${S.watch}` : "");
       const cfg = JSON.parse(sessionStorage.getItem(`cfg:${S.id}`) || "{}");
       const game = (S.state && S.state.id === S.id) ? S.state.game : cfg.game;
       const first = !S.state || S.state.id !== S.id || S.state.step === 0;
@@ -736,10 +855,12 @@ async function refresh() {
         S.timer = setTimeout(refresh, 500);
         return;
       }
+      if (!mergeLog(st)) { S.timer = setTimeout(refresh, 0); return; }
       show(st);
     } else {
-      const q = `?step=${S.step}` + (S.watch !== null ? `&seat=${S.watch}` : "");
+      const q = `?step=${S.step}&since=${since()}` + (S.watch !== null ? `&seat=${S.watch}` : "");
       const st = await api("GET", `/api/records/${S.id}${q}`);
+      if (!mergeLog(st)) { S.timer = setTimeout(refresh, 0); return; }
       show(st);
       $("#r-scrub").max = st.steps; $("#r-scrub").value = st.step;
       $("#r-step").textContent = `move ${st.step} / ${st.steps}`;
@@ -785,6 +906,7 @@ async function route() {
   clearInterval(S.playing); S.playing = null;
   say("");
   const h = location.hash.replace(/^#\/?/, "").split("/");
+  if (!(h[0] === "game" && h[1] === S.id)) { leaveGame(false); S.kind = null; S.id = null; S.state = null; }
   try {
     if (!CAT) CAT = await api("GET", "/api/games");
     if (h[0] === "game" && h[1]) {
@@ -798,7 +920,7 @@ async function route() {
 }
 
 function init() {
-  $("#f-game").onchange = fillGame;
+  $("#f-game").onchange = () => { fillGame(); prepareGame(); };
   $("#f-players").onchange = fillSeats;
   $("#new-game").onsubmit = (ev) => { ev.preventDefault(); startGame(gameConfig()); };
   $("#new-same").onclick = () => { const c = sessionStorage.getItem(`cfg:${S.id}`); if (c) startGame(JSON.parse(c)); };
@@ -847,11 +969,15 @@ function init() {
       if (ev.key === " ") { ev.preventDefault(); $("#r-play").click(); }
       return;
     }
+    if (ev.key.toLowerCase() === "n" && !ev.ctrlKey && !ev.metaKey && !ev.altKey && !$("#play").hidden && !$("#new-same").hidden) {
+      ev.preventDefault(); $("#new-same").click(); return;
+    }
     const i = KEYS.indexOf(ev.key.toLowerCase());
     const moves = myMoves();
     if (i >= 0 && i < moves.length) { ev.preventDefault(); play(moves[i].action); }
   });
   window.addEventListener("hashchange", route);
+  window.addEventListener("pagehide", () => leaveGame(true));
   route();
 }
 

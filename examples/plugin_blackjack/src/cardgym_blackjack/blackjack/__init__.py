@@ -4,20 +4,28 @@ An example cardgym plugin (`examples/plugin_blackjack/` in cardgym's repository)
 dealer for 1 to 4 seats, each playing alone against the house. It is an installed package that
 registers itself through the `cardgym.games` entry point and uses only `cardgym.kit`.
 
+## The rules in plain words
+
+- **Goal.** Each player plays alone against the dealer (the house): get a hand closer to 21 than the
+  dealer's without going over 21.
+- **Cards.** One 52-card deck, shuffled for every game. An ace counts 1, or 11 while that keeps the hand at
+  21 or less (a soft hand); jacks, queens and kings count ten; other cards count their number.
+- **Players.** 1 to 4, each against the dealer.
+- **The deal.** Every player gets two cards face up, the dealer one face up and one face down (the hole
+  card), dealt around the table twice, the dealer last.
+- **Your turn.** The players play in seat order. On your turn you either hit (take the next card of the
+  shoe) or stand (stop). A hand that reaches 21 or more by hitting is finished at once; over 21 is a bust.
+  A two-card 21 (a natural) can only stand. There is no doubling, splitting, insurance or surrender.
+- **The dealer** then turns up the hole card and draws until the total is 17 or more, unless every player
+  has busted. (Variant: the dealer also draws on a soft 17.)
+- **Payment.** A player who busted loses. Otherwise the player wins when the dealer busted or when the
+  player's total is higher than the dealer's, ties (a push) on an equal total, and loses on a lower total.
+  A natural pays like any win.
+
 ## Rules as implemented
 
-One 52-card deck, shuffled for every game. Each seat gets two cards face up, the dealer one face up and
-one face down (the hole card), dealt around the table twice, the dealer last. An ace counts 1, or 11
-while that keeps the hand at 21 or less (a soft hand); J, Q and K count ten.
-
-- **A turn**: the seats play in order. The seat to act hits (takes the shoe's top card) or stands. A
-  hand that reaches 21 or more by hitting is finished at once (over 21 is a bust); a two-card 21 (a
-  natural) can only stand. No doubling, splitting, insurance or surrender.
-- **The dealer** then turns the hole card and draws until 17 or more (with `dealer_hits_soft_17`,
-  also on a soft 17), unless every seat has busted.
-- **Payment**: a seat that busted loses (-1); otherwise it beats the dealer (+1) when the dealer
-  busted or its total is higher, pushes (0) on an equal total, and loses (-1) on a lower one. A natural
-  pays like any win.
+The rules above, with these names: the variant is the option `dealer_hits_soft_17`; a win is +1, a push
+0 and a loss -1 for the seat; a game lasts at most `max_turns` turns.
 
 ## Options
 

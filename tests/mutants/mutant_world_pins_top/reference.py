@@ -1,0 +1,1 @@
+from crazy_eights.reference import legal  # noqa: F401

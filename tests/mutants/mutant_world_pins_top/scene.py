@@ -1,0 +1,1 @@
+from crazy_eights.scene import PALETTE, scene  # noqa: F401
