@@ -241,6 +241,72 @@ def test_a_damaged_cache_entry_is_dropped_and_recompiled(tmp_path, kind, damage)
     assert got == want and not said
 
 
+SWAP_SCRIPT = textwrap.dedent("""
+    import numpy as np
+    import cardgym
+    from cardgym.core.compiled.rng import _xorshift, splitmix64
+    out = [int(splitmix64(np.uint64(12345))), int(_xorshift(np.uint64(12345)))]
+    for name in ("skyjo", "skipbo_junior")[:int(__import__("sys").argv[1])]:
+        g = cardgym.get_game(name)
+        p = g.rules_cls(num_players=2).params()
+        st = g.new_states(1)
+        g.reset(st[0], p, 3, np.zeros(0, np.int8), 0)
+        mask = np.zeros(g.num_actions, np.int8)
+        g.legal(st[0], p, mask)
+        out.append("".join(map(str, mask)))
+    print("value", "|".join(map(str, out)))
+""")
+
+
+def _run_swap(env, games: int):
+    out = subprocess.run([sys.executable, "-c", SWAP_SCRIPT, str(games)], env=env, capture_output=True, text=True,
+                         timeout=900)
+    assert out.returncode == 0, out.stderr[-3000:]
+    return out.stdout.split()[-1], [line for line in out.stderr.splitlines() if "damaged kernel cache" in line]
+
+
+#: damage -> (games the script compiles, the entry damaged, what the damage line names)
+DAMAGES = {
+    # an .nbc copied over another function's of the same module: numba would run _xorshift as splitmix64
+    "nbc swapped between two functions": (0, "rng.splitmix64", "it holds the code of cardgym.core.compiled.rng._xorshift"),
+    # Skyjo's `legal` copied over Skip-Bo Junior's: another game's rules
+    "nbc swapped between games": (2, "kernels.legal", "it holds the code of cardgym.games.skyjo.kernels.legal"),
+    "nbi replaced by a folder": (0, "rng.splitmix64", "IsADirectoryError"),
+    "nbc replaced by a folder": (0, "rng.splitmix64", "(a folder)"),
+}
+
+
+@pytest.mark.slow
+@pytest.mark.subprocess
+@pytest.mark.parametrize("damage", list(DAMAGES))
+def test_damages_that_never_healed_heal(tmp_path, damage):
+    """Issue 42.8: five cache damages never healed: an ``.nbc`` swapped between games or between two
+    functions of one game (numba loads it: another function's code runs), an ``.nbc`` or ``.nbi``
+    replaced by a folder (every later save or load fails). Each is now dropped with one line and
+    recompiled, the results are the undamaged ones, and the next process loads silently."""
+    games, entry, named = DAMAGES[damage]
+    cache_dir = tmp_path / "numba_cache"
+    env = {**os.environ, "PYTHONPATH": str(SRC), "NUMBA_CACHE_DIR": str(cache_dir), "NUMBA_DISABLE_JIT": "0"}
+    want, said = _run_swap(env, games)
+    assert not said
+    if "swapped" in damage:
+        other = "rng._xorshift" if "functions" in damage else "kernels.legal"
+        (victim,) = [f for f in cache_dir.rglob(f"{entry}-*.nbc") if "skyjo" not in str(f)]
+        (source,) = [f for f in cache_dir.rglob(f"{other}-*.nbc") if f != victim]
+        shutil.copyfile(source, victim)
+    else:
+        kind = damage[:3]
+        (victim,) = cache_dir.rglob(f"{entry}-*.{kind}")
+        victim.unlink()
+        (victim / "inside").mkdir(parents=True)
+    got, said = _run_swap(env, games)
+    assert got == want
+    assert len(said) == 1 and entry in said[0] and named in said[0], said
+    got, said = _run_swap(env, games)  # healed: the fresh entry loads silently
+    assert got == want and not said
+    assert all(f.is_file() for f in cache_dir.rglob("*.nb?"))
+
+
 def test_the_numba_hooks_name_the_numba_they_were_written_for():
     import warnings
 

@@ -371,3 +371,15 @@ def test_python_dash_m_cardgym_is_the_cardgym_command():
     assert "Skyjo" in out.stdout
     bad = subprocess.run([sys.executable, "-m", "cardgym", "nosuchcommand"], capture_output=True, text=True, timeout=120)
     assert bad.returncode == 2 and "nosuchcommand" in bad.stderr
+
+
+def test_no_help_shows_a_doubled_percent_sign():
+    """Issue 42.7: ``cardgym eval --help`` printed "95%%" (a description is not %-formatted by argparse,
+    a help string is: each gets exactly the escaping it needs)."""
+    from cardgym.cli import build_parser
+
+    parser = build_parser(["eval", "skyjo"])
+    subs = next(a for a in parser._actions if a.dest == "command").choices
+    helps = {name: sub.format_help() for name, sub in subs.items() if sub.add_help}
+    assert "95% Wilson intervals" in helps["eval"]
+    assert not [name for name, text in helps.items() if "%%" in text]

@@ -60,3 +60,20 @@ def test_adding_a_game_shows_skyjos_init_as_it_is():
     section = text[text.index("## Adding a game"):text.index("## Layers")]
     quoted = section.split("Skyjo's `__init__.py` is the whole of it:")[1].split("```text\n", 1)[1].split("\n```", 1)[0]
     assert quoted.strip() == (root / "src" / "cardgym" / "games" / "skyjo" / "__init__.py").read_text().strip()
+
+
+def test_the_readme_test_command_is_what_ci_runs():
+    """Issue 42.7: the README's test command is exactly what `.ci/run` runs (installs and the suite): a
+    newcomer gets the tests CI gets (it used to leave out the example plugin CI installs)."""
+    import re
+    import shlex
+
+    root = Path(__file__).resolve().parents[1]
+    readme = (root / "README.md").read_text()
+    block = re.search(r"^Tests \(.*?```bash\n(.*?)\n```", readme, re.S | re.M).group(1)
+    steps = [shlex.split(step) for step in block.split(" && ")]
+    ci = [shlex.split(line.split("#")[0]) for line in (root / ".ci" / "run").read_text().splitlines()
+          if line.startswith(("pip install", "python -m pytest"))]
+    # the README's steps after its venv: CI's installs (its quiet flag aside) and its pytest line
+    ours = [s for s in steps if s[:2] in (["pip", "install"], ["python", "-m"])]
+    assert ours == [[w for w in step if w != "--quiet"] for step in ci]

@@ -43,6 +43,24 @@ def test_illegal_penalty_must_be_a_finite_real(value):
         assert e.illegal_penalty == -1.0  # unchanged
 
 
+@pytest.mark.parametrize("value", [-1e39, 1e300, -(2**200), np.float64(-3.5e38)], ids=repr)
+def test_a_penalty_beyond_float32_is_refused(value):
+    """Issue 42.8: the vector env's rewards are float32, where such a penalty was an infinite reward."""
+    import gymnasium as gym
+
+    pattern = r"illegal_penalty must be within \+-3\.40282e\+38 \(float32, the vector env's rewards\), got "
+    with pytest.raises(ValueError, match=pattern):
+        gym.make("cardgym/Skyjo-v0", illegal_penalty=value)
+    vec = cardgym.make_vec("skyjo", 2)
+    with pytest.raises(ValueError, match=pattern):
+        vec.illegal_penalty = value
+    vec.illegal_penalty = -float(np.finfo(np.float32).max)  # the largest allowed pays a finite reward
+    vec.reset(seed=0)
+    illegal = [int(np.flatnonzero(m == 0)[0]) for m in vec.action_masks()]
+    rewards = vec.step(np.array(illegal))[1]
+    assert np.all(np.isfinite(rewards)) and rewards[0] == -np.finfo(np.float32).max
+
+
 @pytest.mark.parametrize("value", [-1, 0, 2.5, np.float32(-0.5), np.int8(-2), np.float64(-1e30)], ids=repr)
 def test_finite_reals_are_accepted_as_penalties(value):
     import gymnasium as gym

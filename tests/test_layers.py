@@ -133,6 +133,26 @@ def test_import_cardgym_loads_no_layer_above_core():
     assert out.stdout.strip() == "[]"
 
 
+def test_the_package_imports_nothing_above_the_registry():
+    """Issue 42.6: ``cardgym/__init__.py`` imported ``cardgym.app`` (a layer above the registry, entry
+    points and agents). Its module-level imports of cardgym reach the registry and below only."""
+    import ast
+
+    tomllib = pytest.importorskip("tomllib")  # Python 3.11+
+    layers = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["importlinter"]["contracts"]
+    order = next(c for c in layers if c["id"] == "layers")["layers"]
+    allowed = {m.strip() for layer in order[order.index("registry"):] for m in layer.split("|")}
+    tree = ast.parse((SRC / "cardgym" / "__init__.py").read_text())
+    imported = set()
+    for node in tree.body:
+        if isinstance(node, ast.ImportFrom) and (node.level or (node.module or "").startswith("cardgym")):
+            base = (node.module or "").removeprefix("cardgym").lstrip(".")
+            imported |= {(base or a.name).split(".")[0] for a in node.names}
+        elif isinstance(node, ast.Import):
+            imported |= {a.name.split(".")[1] for a in node.names if a.name.startswith("cardgym.")}
+    assert imported and imported <= allowed, sorted(imported - allowed)
+
+
 def test_core_plugin_slots():
     import cardgym.render
     from cardgym.core import services as plugins

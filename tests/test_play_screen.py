@@ -137,7 +137,7 @@ def test_the_whole_table_and_the_moves_fit_80x24(name, n, rules):
             break
         env.step(env.bot_action("random"))
     seat = env.possible_agents.index(env.agent_selection)
-    scene = render.scene(game, env.record, env.rules, seat)
+    scene = render.table_scene(game, env.record, env.rules, seat)
     legal = np.flatnonzero(env.action_mask()).tolist()
     moves = [(a, game.describe_action(env.record, env.rules, a)) for a in legal]
     lines, pages = screen("\n".join(terminal(scene)), moves)

@@ -48,7 +48,7 @@ PLAYER_COUNTS = [
 def test_rgb_and_ansi_for_every_player_count(name, n):
     game = get_game(name)
     env = play(name, 0, num_players=n)
-    size0 = scene_size(render.scene(game, env.record, env.rules))
+    size0 = scene_size(render.table_scene(game, env.record, env.rules))
     env = play(name, 25, num_players=n)
     img = render.rgb_array(game, env.record, env.rules)
     assert img.dtype == np.uint8 and img.ndim == 3 and img.shape[2] == 3
@@ -69,10 +69,10 @@ def test_frame_size_is_constant_over_a_whole_game():
     env = play("skipbo_junior", 0, seed=3, num_players=3)
     sizes = set()
     while int(env.record["status"]) == 0:
-        sizes.add(scene_size(render.scene(game, env.record, env.rules)))
-        sizes.add(scene_size(render.scene(game, env.record, env.rules, viewer=int(env.record["current"]))))
+        sizes.add(scene_size(render.table_scene(game, env.record, env.rules)))
+        sizes.add(scene_size(render.table_scene(game, env.record, env.rules, viewer=int(env.record["current"]))))
         env.step(env.bot_action("random"))
-    sizes.add(scene_size(render.scene(game, env.record, env.rules)))
+    sizes.add(scene_size(render.table_scene(game, env.record, env.rules)))
     assert len(sizes) == 1
 
 
@@ -104,7 +104,7 @@ def test_skipbo_public_view_shows_no_hand_and_a_seat_sees_only_its_own(n, teams)
     env = play("skipbo", 40, num_players=n, teams=teams, stock_size=10)
     r, rules = env.record, env.rules
     assert int(r["hand_len"][:n].sum()) > 0
-    public = render.scene(game, r, rules)
+    public = render.table_scene(game, r, rules)
     faces = counts(public)
     faces.pop(BACK, None), faces.pop("empty", None)
     assert faces == _skipbo_public(r, n)
@@ -112,7 +112,7 @@ def test_skipbo_public_view_shows_no_hand_and_a_seat_sees_only_its_own(n, teams)
     for i in range(n):
         assert sum(c.kind == BACK for c in hands[i]) == int(r["hand_len"][i])
     for k in range(n):
-        view = render.scene(game, r, rules, viewer=k)
+        view = render.table_scene(game, r, rules, viewer=k)
         faces = counts(view)
         faces.pop(BACK, None), faces.pop("empty", None)
         assert faces == _skipbo_public(r, n) + _hand(r, k)  # own hand only, not the partner's
@@ -124,7 +124,7 @@ def test_skyjo_face_down_cards_stay_hidden_even_from_their_owner():
     env = play("skyjo", 30, num_players=3)
     r = env.record
     for viewer in (None, 0, 1, 2):
-        sc = render.scene(game, r, env.rules, viewer=viewer)
+        sc = render.table_scene(game, r, env.rules, viewer=viewer)
         for i, reg in enumerate(sc.players):
             backs = sum(c.kind == BACK for row in reg.rows for p in row for c in p.cards)
             assert backs == int(r["hidden"][i])
@@ -181,14 +181,14 @@ def test_the_seat_to_act_sees_its_playable_cards_highlighted():
     r = env.record
     cur = int(r["current"])
     mask = env.action_mask() if hasattr(env, "action_mask") else None
-    sc = render.scene(game, r, env.rules, viewer=cur)
+    sc = render.table_scene(game, r, env.rules, viewer=cur)
     lit = [
         c
         for c in sc.players[cur].rows[0][0].cards
         + [p.cards[-1] for p in sc.players[cur].rows[0][1:] if p.cards]
         if c.highlight
     ]
-    public = render.scene(game, r, env.rules)
+    public = render.table_scene(game, r, env.rules)
     assert not any(c.highlight for c in public.cards())
     if mask is not None:
         assert bool(lit) == bool(np.asarray(mask)[:16].any())
@@ -204,7 +204,7 @@ def test_bad_arguments():
     with pytest.raises(ValueError, match="no renderer for 'x'"):
         render.rgb_array(types.SimpleNamespace(name="x"), env.record, env.rules)
     with pytest.raises(ValueError, match="no renderer"):
-        render.scene(42, env.record, env.rules)
+        render.table_scene(42, env.record, env.rules)
 
 
 # ------------------------------------------------------------------ the render layer knows no game
@@ -226,7 +226,7 @@ def test_each_game_has_its_palette():
         game = get_game(name)
         assert isinstance(game.palette, Palette) and game.palette.name == name
         env = play(name, 3)
-        assert render.scene(game, env.record, env.rules).palette is game.palette
+        assert render.table_scene(game, env.record, env.rules).palette is game.palette
 
 
 def _fake_scene(palette):
@@ -328,3 +328,18 @@ def test_pictures_are_pinned():
 if __name__ == "__main__":  # print fresh pins
     for k, v in _pins().items():
         print(f"    {k!r}: {v!r},")
+
+
+def test_render_scene_is_the_module_and_the_old_call_warns():
+    """Issue 42.6: ``import cardgym.render.scene as sc`` gave the function ``render.scene``, not the module;
+    the function is now ``render.table_scene`` and the old call still works, with a DeprecationWarning."""
+    import cardgym.render.scene as sc
+
+    assert isinstance(sc, types.ModuleType) and sc is importlib.import_module("cardgym.render.scene")
+    assert sc.Scene is render.Scene and hasattr(sc, "BANDS")
+    game = cardgym.get_game("skyjo")
+    env = cardgym.skyjo_v0.raw_env()
+    env.reset(seed=0)
+    with pytest.warns(DeprecationWarning, match=r"render\.table_scene"):
+        old = render.scene(game, env.record, env.rules)
+    assert old == render.table_scene(game, env.record, env.rules)

@@ -142,6 +142,21 @@ def test_init_from_a_model_and_resume_guard(tmp_path):
         _run(tmp_path / "a", steps=512, extra=["--resume", "--opponents", "random:1"])
 
 
+@pytest.mark.parametrize("kind", ["garbage", "folder", "empty"])
+def test_an_unusable_init_file_is_one_line(kind, tmp_path, capsys):
+    """Issue 42.8: ``cardgym train --init FILE`` with a file that is no model ends in one line naming the
+    flag, the file and what is wrong (it ended in a traceback)."""
+    bad = tmp_path / "bad.pt"
+    if kind == "folder":
+        bad.mkdir()
+    else:
+        bad.write_bytes(b"not a model" if kind == "garbage" else b"")
+    with pytest.raises(SystemExit) as exc:
+        main(["skyjo", "--steps", "64", "--out", str(tmp_path / "out"), *TINY, "--init", str(bad)])
+    line = str(exc.value.code)
+    assert line.startswith(f"cardgym train: error: --init {str(bad)!r}: ") and "\n" not in line, line
+
+
 def test_trainer_rolls_out_through_the_public_vector_env(tmp_path):
     """The trainer's games are a `CardGameVectorEnv` (bots, the teacher, then the snapshot pool as its
     opponents), and its episodes start from the run's generator through ``new_episode``."""

@@ -41,7 +41,7 @@ def test_view_is_the_scene(name):
     env = _env(name)
     game = cardgym.get_game(name)
     for seat in (None, 0, int(env.record["current"])):
-        sc = render.scene(game, env.record, env.rules, seat)
+        sc = render.table_scene(game, env.record, env.rules, seat)
         v = env.unwrapped.view(seat)
         json.dumps(v)
         flat_scene = [(c.kind, c.value if c.kind == "value" else None, c.highlight) for c in sc.cards()]

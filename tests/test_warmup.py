@@ -1,5 +1,6 @@
 """``cardgym warmup``: after it, the README's snippets, ``cardgym play``, ``cardgym eval`` and ``cardgym
-serve`` compile nothing, also from a copy of the package at another path (a container image).
+serve`` compile nothing, also from a copy of the package at another path with the cache read-only (a
+container image).
 
 One game is warmed and checked: the test suite's own Crazy Eights (tests/games, registered like a
 third-party game), the cheapest to compile of the games with every kind of part (four bots with a
@@ -68,6 +69,23 @@ print("served", len(c.get(f"/api/games/{w['id']}").json()["log"]))
 """
 
 
+def read_only_runner(folder: Path):
+    """A function turning a command line into one that runs with ``folder`` read-only: under a user and
+    mount namespace with ``folder`` bound read-only (``unshare``: root can write through file modes),
+    else with its files' write bits cleared (a user that is not root). Skips when neither can be had."""
+    if shutil.which("unshare"):
+        probe = subprocess.run(["unshare", "-rm", "sh", "-c", f"mount --bind -o ro '{folder}' '{folder}' && "
+                                f"! touch '{folder}/.probe' 2>/dev/null"], capture_output=True)
+        if probe.returncode == 0:
+            return lambda argv: ["unshare", "-rm", "sh", "-c", 'mount --bind -o ro "$0" "$0" && exec "$@"',
+                                 str(folder), *argv]
+    if os.geteuid() != 0:
+        for path in [folder, *folder.rglob("*")]:
+            path.chmod(path.stat().st_mode & ~0o222)
+        return lambda argv: argv
+    pytest.skip("cannot make a folder read-only here (root without unshare)")
+
+
 def test_steps_cover_every_bot_encoder_and_set_of_bots():
     game = cardgym.get_game("crazy_eights")
     steps = warmup.steps_of(game)
@@ -100,16 +118,19 @@ def test_after_warmup_no_surface_compiles_even_from_a_copy(tmp_path):
                         r"cache: .* \(NUMBA_CACHE_DIR\)", closing), closing
 
     # the image: the package and the game copied elsewhere with new modification times, the cache reused
+    # read-only (baked into an image: issue 42.8, it used to be skipped and every process compiled again)
     copy = tmp_path / "image"
     shutil.copytree(tmp_path / "a", copy)
     for path in copy.rglob("*"):
         os.utime(path, ns=(946684800 * 10**9,) * 2)
     env = {**env, "PYTHONPATH": str(copy / "src"), "CARDGYM_GAMES": str(copy / "games")}
+    read_only = read_only_runner(cache)
 
     def run(what, argv, stdin=None):
-        res = subprocess.run(argv, env=env, capture_output=True, text=True, input=stdin, timeout=600)
+        res = subprocess.run(read_only(argv), env=env, capture_output=True, text=True, input=stdin, timeout=600)
         assert res.returncode == 0, f"{what}: {res.stderr[-3000:]}"
         assert NOTICE not in res.stderr, f"{what} compiled after cardgym warmup:\n{res.stderr[-3000:]}"
+        assert "not writable" not in res.stderr, res.stderr[-3000:]
         return res.stdout
 
     snippets = readme_snippets()
@@ -123,3 +144,5 @@ def test_after_warmup_no_surface_compiles_even_from_a_copy(tmp_path):
     pytest.importorskip("starlette", reason="cardgym serve needs the web extra")
     pytest.importorskip("httpx", reason="Starlette's TestClient needs httpx (the dev extra)")
     assert "served" in run("cardgym serve", [sys.executable, "-c", SERVE])
+    # nothing was compiled into the copy's own folders either (outside the content stamp)
+    assert not [p.name for p in copy.rglob("*.nbi")], "kernels written into the package's __pycache__"

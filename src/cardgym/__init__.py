@@ -17,8 +17,8 @@ import importlib.util
 import sys
 import warnings
 
-from cardgym.app import wiring as _wiring
 from . import registry as _registry
+from . import wiring as _wiring
 from cardgym.core.compiled import cache as _cache
 
 # --- moved modules: old import paths, deprecated ---

@@ -77,6 +77,8 @@ class GameEntry(NamedTuple):
 #: name -> GameEntry, in discovery order (this dict is ``cardgym.GAMES``)
 GAMES: dict = {}
 _SPECS: dict = {}
+_BROKEN: dict = {}  # name -> the one-line error of a game that failed to load
+_WARNED: set = set()  # broken games `loadable` has warned of
 _ENV_MODULES: dict = {}  # "skyjo_v0" -> game name
 _discovered = False
 _seen_paths: set = set()  # CARDGYM_GAMES values already read
@@ -123,13 +125,19 @@ def _entry_from_meta(package: str, attr: str, meta: dict, origin: str) -> GameEn
     return GameEntry(f"cardgym.{env_name}", gym_id, gym_class, name, meta["title"], package, attr, origin)
 
 
-def _entry_from_spec(package: str, attr: str, origin: str) -> GameEntry:
+def _spec_of(package: str, attr: str):
+    """The ``GameSpec`` named ``attr`` in the game package ``package`` (imported)."""
     spec = getattr(importlib.import_module(package), attr, None)
     from cardgym.core.spec.game import GameSpec
 
     if not isinstance(spec, GameSpec):
         raise TypeError(f"game package {package} must define {attr} = GameSpec.from_package(__name__, ...), "
                         f"got {type(spec).__name__}")
+    return spec
+
+
+def _entry_from_spec(package: str, attr: str, origin: str) -> GameEntry:
+    spec = _spec_of(package, attr)
     return GameEntry(f"cardgym.{spec.env_name}", spec.gym_id, spec.gym_class, spec.name, spec.title, package,
                      attr, origin)
 
@@ -294,6 +302,8 @@ def remove(name: str) -> GameEntry:
                          f"{[n for n, g in GAMES.items() if not g.builtin]}")
     del GAMES[name]
     _SPECS.pop(name, None)
+    _BROKEN.pop(name, None)
+    _WARNED.discard(name)
     _ENV_MODULES.pop(e.env_name, None)
     sys.modules.pop(e.module, None)
     parent = sys.modules.get("cardgym")
@@ -326,23 +336,66 @@ def entry(name: str) -> GameEntry:
     return GAMES[name]
 
 
+class BrokenGame(ValueError):
+    """A discovered game that cannot be loaded (its package fails at import, its ``GAME`` is not a
+    `GameSpec` or disagrees with its ``__init__.py``): raised by `get` with one line naming the game,
+    its package, where it came from and the error (the original chained). A ``ValueError``, like an
+    unknown game: the command or table that asked for it refuses it; the other games work."""
+
+
+def _load(e: GameEntry):
+    spec = _spec_of(e.package, e.attr)
+    got = (f"cardgym.{spec.env_name}", spec.gym_id, spec.name)
+    if got != (e.module, e.gym_id, e.name):
+        raise ValueError(f"game package {e.package}: its {e.attr} says {got}, its __init__.py reads as "
+                         f"{(e.module, e.gym_id, e.name)} (write the names as literals)")
+    return spec
+
+
 def get(name: str):
-    """The `cardgym.core.spec.game.GameSpec` of a game (imported on first use)."""
+    """The `cardgym.core.spec.game.GameSpec` of a game (imported on first use). A game that fails to
+    load raises `BrokenGame` (one line: game, package, origin, error), every time it is asked for, and
+    is listed by `broken`; a built-in game's failure is raised as it is (a bug of cardgym)."""
     e = entry(name)
     spec = _SPECS.get(name)
     if spec is None:
-        spec = getattr(importlib.import_module(e.package), e.attr, None)
-        from cardgym.core.spec.game import GameSpec
-
-        if not isinstance(spec, GameSpec):
-            raise TypeError(f"game package {e.package} must define {e.attr} = GameSpec.from_package(__name__, "
-                            f"...), got {type(spec).__name__}")
-        got = (f"cardgym.{spec.env_name}", spec.gym_id, spec.name)
-        if got != (e.module, e.gym_id, e.name):
-            raise ValueError(f"game package {e.package}: its {e.attr} says {got}, its __init__.py reads as "
-                             f"{(e.module, e.gym_id, e.name)} (write the names as literals)")
+        if name in _BROKEN:
+            raise BrokenGame(_BROKEN[name])
+        if e.builtin:
+            spec = _load(e)
+        else:
+            try:
+                spec = _load(e)
+            except Exception as exc:
+                error = " ".join(f"{type(exc).__name__}: {exc}".split())  # one line
+                _BROKEN[name] = f"game {name!r} (package {e.package}, {e.origin}) cannot be loaded: {error}"
+                raise BrokenGame(_BROKEN[name]) from exc
         _SPECS[name] = spec
     return spec
+
+
+def loadable(names_=None) -> list:
+    """The games of ``names_`` (default: every game, in discovery order) that load, each imported (so
+    this costs what loading them costs); the others are left out with a ``RuntimeWarning`` (one line:
+    game, package, origin, error) and listed by `broken`. What a list of
+    games to offer (a help page, the web table's catalogue, the MCP server's games) iterates."""
+    out = []
+    for name in names() if names_ is None else names_:
+        try:
+            get(name)
+        except BrokenGame as exc:
+            if name not in _WARNED:  # once per game, one line on stderr: "cardgym:0: RuntimeWarning: game ..."
+                _WARNED.add(name)
+                warnings.warn_explicit(str(exc), RuntimeWarning, "cardgym", 0, module=__name__)
+            continue
+        out.append(name)
+    return out
+
+
+def broken() -> dict:
+    """``{name: one line}`` of the games found broken so far (by `get` or `loadable`): the line names the
+    game, its package, where it came from and the error. Games never asked for are not tried."""
+    return dict(_BROKEN)
 
 
 def page(name: str) -> str:

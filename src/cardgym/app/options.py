@@ -124,7 +124,11 @@ def games_epilog(names=None) -> str:
     """Each game's bots and rule options (for the help of a command given no game)."""
     lines = ["games, their bots and rule options (cardgym COMMAND GAME --help describes each option):"]
     for name in names or sorted(cardgym.GAMES):
-        game = cardgym.get_game(name)
+        try:
+            game = cardgym.get_game(name)
+        except cardgym.registry.BrokenGame:  # listed with its error, one line; the other games work
+            lines.append(f"  {name}: broken, {cardgym.registry.broken()[name].split(': ', 1)[1]}")
+            continue
         opts = [flag(n) for n in rule_defaults(game.rules_cls)]
         lines.append(f"  {name}: bots {', '.join(game.bots)}")
         lines += textwrap.wrap("options " + ", ".join(opts), 96, initial_indent="    ",

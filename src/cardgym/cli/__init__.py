@@ -404,7 +404,10 @@ def build_parser(argv=()) -> argparse.ArgumentParser:
                             metavar="{play,eval,rules,bench,train,replay,serve,ladder,mcp,new-game,warmup}")
     games = sorted(cardgym.GAMES)
     name = _game_in(argv)
-    game = cardgym.get_game(name) if name else None
+    try:
+        game = cardgym.get_game(name) if name else None
+    except cardgym.registry.BrokenGame:  # refused by the command's check (`_game`), in one line
+        game = None
     bots = f" ({', '.join(game.bots)})" if game else ""
     epilog = None if game else games_epilog()
 
@@ -415,6 +418,20 @@ def build_parser(argv=()) -> argparse.ArgumentParser:
         p.set_defaults(parser=p, check=check)
         return p
 
+    _add_game_commands(command, games, game, bots)
+    # every flag, --help included, goes to the script (cardgym bench --help shows its flags)
+    b = sub.add_parser("bench", help="benchmarks/throughput.py (from a source checkout)", add_help=False)
+    b.set_defaults(func=cmd_bench)
+
+    sub.add_parser("train", help="train an agent (cardgym train --help)", add_help=False)
+    _add_replay_serve(command)
+    _add_ladder_mcp(command, games)
+    _add_new_game_warmup(command, games)
+    return ap
+
+
+def _add_game_commands(command, games, game, bots) -> None:
+    """``play``, ``eval`` and ``rules`` (with a game, ``play`` and ``eval`` get its rule options)."""
     p = command("play", check=check_play, help="play against bots in the terminal", description=(
         "Play one game against bots in the terminal, laid out for 80x24: type the number of a move (its\n"
         "action id, from 0 like positions), n/p for more moves, t for the table, r for the rules, h for help,\n"
@@ -427,7 +444,7 @@ def build_parser(argv=()) -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_play)
 
     e = command("eval", check=check_eval, help="duplicate matches and ratings of bots or saved policies", description=(
-        "Duplicate matches: every deal is played once per seat rotation; 95% Wilson intervals.".replace("%", "%%")))
+        "Duplicate matches: every deal is played once per seat rotation; 95% Wilson intervals."))
     e.add_argument("game", choices=games)
     e.add_argument("--bots", required=True, metavar="A,B[,C...]", help=f"comma-separated bots{bots}, agent (the shipped trained agent) or model files")
     e.add_argument("--games", type=integer(1, MAX_GAMES), default=2000, help="games per pair, and of line-ups for the "
@@ -450,11 +467,9 @@ def build_parser(argv=()) -> argparse.ArgumentParser:
     r.add_argument("--width", type=integer(20, 1000), default=100, help="text width when not printing to a terminal")
     r.set_defaults(func=cmd_rules)
 
-    # every flag, --help included, goes to the script (cardgym bench --help shows its flags)
-    b = sub.add_parser("bench", help="benchmarks/throughput.py (from a source checkout)", add_help=False)
-    b.set_defaults(func=cmd_bench)
 
-    sub.add_parser("train", help="train an agent (cardgym train --help)", add_help=False)
+def _add_replay_serve(command) -> None:
+    """``replay`` and ``serve``."""
     y = command("replay", check=check_replay, help="re-play a game record (text or a GIF)", description=(
         "Re-play a game record exactly (JSON lines written by play --record, eval --record or\n"
         "cardgym.app.game_records.GameRecorder); refuse one that does not replay, naming its line."))
@@ -489,6 +504,9 @@ def build_parser(argv=()) -> argparse.ArgumentParser:
     add_llm_options(w)
     w.set_defaults(func=cmd_serve, check=check_serve)
 
+
+def _add_ladder_mcp(command, games) -> None:
+    """``ladder`` and ``mcp``."""
     from cardgym.eval.ladder import DEFAULT_DEALS, DEFAULT_FORMAT, FORMATS, LADDER_BOTS, MAX_DEALS
 
     d = command("ladder", check=check_ladder, help="rate a player on the anchored ladder (a fixed scale)",
@@ -537,6 +555,9 @@ def build_parser(argv=()) -> argparse.ArgumentParser:
                    help="with --http: MCP clients connected at once (an idle one is dropped after 30 minutes)")
     m.set_defaults(func=cmd_mcp, check=check_mcp)
 
+
+def _add_new_game_warmup(command, games) -> None:
+    """``new-game`` and ``warmup``."""
     n = command("new-game", help="write the package of a new game (docs/api.md, 'Adding a game')", description=(
         "Write an installable package for a new game: pyproject.toml with the cardgym.games entry point,\n"
         "the game folder in the fixed shape, tests calling cardgym.testing.check_game."))
@@ -555,7 +576,6 @@ def build_parser(argv=()) -> argparse.ArgumentParser:
                    help="processes compiling at once (default: the number of cores, at most one per game)")
     m.add_argument("--no-progress", action="store_true", help="no progress bar (the closing line still prints)")
     m.set_defaults(func=cmd_warmup)
-    return ap
 
 
 def cmd_ladder(args, extra):
@@ -637,7 +657,10 @@ MAX_JOBS = 256
 def cmd_warmup(args, extra):
     from cardgym.cli.warmup import warm
 
-    warm(args.games or None, jobs=args.jobs, progress=not args.no_progress)
+    try:
+        warm(args.games or None, jobs=args.jobs, progress=not args.no_progress)
+    except ValueError as exc:  # a game that fails to load (cardgym.registry.BrokenGame), named in one line
+        raise SystemExit(f"cardgym warmup: {exc}") from None
 
 
 def cmd_replay(args, extra):

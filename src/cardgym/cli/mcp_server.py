@@ -159,7 +159,7 @@ class Games:
 
     def list_games(self) -> list:
         out = []
-        for name in cardgym.registry.names():
+        for name in cardgym.registry.loadable():  # a game that fails to load is left out, with a warning
             spec = cardgym.get_game(name)
             options = {k: v for k, v in rule_defaults(spec.rules_cls).items() if k != "num_players"}
             out.append({"name": name, "title": spec.title, "min_players": spec.min_players,
@@ -176,7 +176,10 @@ class Games:
         names = cardgym.registry.names()
         if not isinstance(game, str) or game not in names:
             raise Refused(f"game must be one of {', '.join(names)}, got {game!r}")
-        return cardgym.get_game(game)
+        try:
+            return cardgym.get_game(game)
+        except cardgym.registry.BrokenGame as exc:
+            raise Refused(f"game: {exc}") from None
 
     def new_game(self, game: str, seat: int = 0, opponents=None, options=None, seed=None) -> dict:
         spec = self._spec(game)
@@ -387,8 +390,8 @@ class ToolSpec:
 
 def tool_specs() -> list:
     """The tools, their schemas built from the games installed now (enums of games and bots)."""
-    names = cardgym.registry.names()
-    specs = [cardgym.get_game(n) for n in names]
+    names = cardgym.registry.names()  # a game that fails to load stays nameable: new_game refuses it with its error
+    specs = [cardgym.get_game(n) for n in cardgym.registry.loadable(names)]
     bots = sorted({b for s in specs for b in s.bots})
     most = max(s.max_players for s in specs)
     game = {"type": "string", "enum": list(names), "description": "the game's name (list_games lists them)"}

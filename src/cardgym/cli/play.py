@@ -154,17 +154,12 @@ def _ask(prompt, inp, out):
     return line.strip()
 
 
-def play_terminal(game, vs=None, num_players=2, seat=0, seed=None, inp=None, out=None, record=None, **options):
-    """Run one interactive episode. ``inp``/``out`` default to the terminal; ``record``: a file to write
-    the game record to (`cardgym.app.game_records`), also when the game is left before its end. ``vs``
-    defaults to the game's `cardgym.core.spec.game.GameSpec.default_bot` (greedy when it has one)."""
+def _start_game(game, vs, num_players, seat, seed, record, options) -> tuple:
+    """``(env, policy, recorder, step)`` of a new terminal game: the raw AEC env dealt with ``seed``, the
+    opponents' policy (None for a bot), the game recorder when ``record`` is given (None otherwise) and
+    the step function that records."""
     import cardgym
 
-    vs = game.default_bot if vs is None else vs
-
-    inp = inp or sys.stdin
-    out = out or sys.stdout
-    paint = _color(out.isatty() and "NO_COLOR" not in os.environ)
     mod = __import__(cardgym.GAMES[game.name].module, fromlist=["raw_env"])
     env = mod.raw_env(num_players=num_players, **options)
     if not isinstance(seat, int) or not 0 <= seat < num_players:
@@ -175,17 +170,19 @@ def play_terminal(game, vs=None, num_players=2, seat=0, seed=None, inp=None, out
         policy = load_model_opponent(game, vs, dict(num_players=num_players, **options), "vector")
     else:
         policy = None
-    recorder = None
-    if record is not None:
-        from cardgym.app.game_records import GameRecorder
-
-        recorder = GameRecorder(env, [vs if i != seat else "person" for i in range(num_players)])
-        recorder.reset(seed=seed)
-        step = recorder.step
-    else:
+    if record is None:
         env.reset(seed=seed)
-        step = env.step
-    me = env.possible_agents[seat]
+        return env, policy, None, env.step
+    from cardgym.app.game_records import GameRecorder
+
+    recorder = GameRecorder(env, [vs if i != seat else "person" for i in range(num_players)])
+    recorder.reset(seed=seed)
+    return env, policy, recorder, recorder.step
+
+
+def _screen(game, env, seat, inp, out) -> tuple:
+    """``(say, show, rules)`` of a terminal game: an action in words, the table (with a page of moves)
+    fitted to the terminal, the rules (in a pager on a terminal)."""
     from cardgym import render
 
     # a game may describe an action in its state ("discard the drawn 7 and reveal position 3") where its
@@ -201,7 +198,7 @@ def play_terminal(game, vs=None, num_players=2, seat=0, seed=None, inp=None, out
         from cardgym.render.draw_text import terminal
 
         # as compact as it takes to leave room for moves: regions packed, other seats side by side
-        return "\n".join(terminal(render.scene(game, env.record, env.rules, seat),
+        return "\n".join(terminal(render.table_scene(game, env.record, env.rules, seat),
                                   color=out.isatty() and "NO_COLOR" not in os.environ, width=width, height=height))
 
     def show(moves=None, page=0) -> int:
@@ -226,6 +223,52 @@ def play_terminal(game, vs=None, num_players=2, seat=0, seed=None, inp=None, out
         else:
             out.write(text + "\n")
 
+    return say, show, rules
+
+
+def _your_move(legal: list, moves: list, show, rules, paint, inp, out):
+    """Ask for the player's move until it is one of ``legal`` (the table and ``moves`` shown, paged with
+    t/n/p; h help, r the rules); None when the player leaves (q, or the end of the input)."""
+    page = 0
+    pages = show(moves, page)  # the table as it is now and your moves, on one screen
+    while True:
+        try:
+            text = _ask(paint("your move> ", "33"), inp, out)
+        except EOFError:
+            out.write("\nbye\n")
+            return None
+        if text in ("h", "?", "help"):
+            out.write(HELP + "\n")
+            continue
+        if text in ("t", "n", "p"):
+            page = 0 if text == "t" else (page + (1 if text == "n" else -1)) % pages
+            pages = show(moves, page)
+            continue
+        if text == "r":
+            rules()
+            continue
+        if text == "q":
+            out.write("you left the game\n")
+            return None
+        if text.isdigit() and int(text) in legal:
+            return int(text)
+        out.write(paint(f"'{text}' is not a move: type one of the numbers listed ({legal[0]}"
+                        f"{', ...' if len(legal) > 2 else ''}{', ' + str(legal[-1]) if len(legal) > 1 else ''}),"
+                        f" or h for help\n", "31"))
+
+
+def play_terminal(game, vs=None, num_players=2, seat=0, seed=None, inp=None, out=None, record=None, **options):
+    """Run one interactive episode. ``inp``/``out`` default to the terminal; ``record``: a file to write
+    the game record to (`cardgym.app.game_records`), also when the game is left before its end. ``vs``
+    defaults to the game's `cardgym.core.spec.game.GameSpec.default_bot` (greedy when it has one)."""
+    vs = game.default_bot if vs is None else vs
+    inp = inp or sys.stdin
+    out = out or sys.stdout
+    paint = _color(out.isatty() and "NO_COLOR" not in os.environ)
+    env, policy, recorder, step = _start_game(game, vs, num_players, seat, seed, record, options)
+    me = env.possible_agents[seat]
+    say, show, rules = _screen(game, env, seat, inp, out)
+
     out.write(paint(f"{game.title}: you are {me} against {vs}. Type h for help.\n", "1"))
     while env.agents:
         agent = env.agent_selection
@@ -242,38 +285,11 @@ def play_terminal(game, vs=None, num_players=2, seat=0, seed=None, inp=None, out
             step(a)
             continue
         legal = np.flatnonzero(env.action_mask()).tolist()
-        moves = [(a, say(a)) for a in legal]
-        page = 0
-        pages = show(moves, page)  # the table as it is now and your moves, on one screen
-        while True:
-            try:
-                text = _ask(paint("your move> ", "33"), inp, out)
-            except EOFError:
-                out.write("\nbye\n")
-                if recorder is not None:
-                    recorder.save(record)
-                return None
-            if text in ("h", "?", "help"):
-                out.write(HELP + "\n")
-                continue
-            if text in ("t", "n", "p"):
-                page = 0 if text == "t" else (page + (1 if text == "n" else -1)) % pages
-                pages = show(moves, page)
-                continue
-            if text == "r":
-                rules()
-                continue
-            if text == "q":
-                out.write("you left the game\n")
-                if recorder is not None:
-                    recorder.save(record)
-                return None
-            if text.isdigit() and int(text) in legal:
-                break
-            out.write(paint(f"'{text}' is not a move: type one of the numbers listed ({legal[0]}"
-                            f"{', ...' if len(legal) > 2 else ''}{', ' + str(legal[-1]) if len(legal) > 1 else ''}),"
-                            f" or h for help\n", "31"))
-        a = int(text)
+        a = _your_move(legal, [(a, say(a)) for a in legal], show, rules, paint, inp, out)
+        if a is None:  # left the game (q, or the end of the input)
+            if recorder is not None:
+                recorder.save(record)
+            return None
         out.write(f"you: {say(a)}\n")
         step(a)
     show()

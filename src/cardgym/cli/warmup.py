@@ -230,10 +230,24 @@ def _worker(name: str, queue) -> dict:
     return warm_game(name, queue)
 
 
+@contextlib.contextmanager
+def _bar(total: int, stream, enabled: bool):
+    """``(progress, task)``: a progress bar of ``total`` steps on ``stream`` (rich's, a dependency of
+    the base install; hidden when not ``enabled``)."""
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    bar = Progress(TextColumn("cardgym warmup"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                   TextColumn("{task.fields[step]}"), console=Console(file=stream), disable=not enabled,
+                   transient=True)
+    with bar:
+        yield bar, bar.add_task("warmup", total=total, step="")
+
+
 def warm(games=None, jobs: int | None = None, progress: bool = True, stream=None) -> dict:
-    """Compile every kernel of the games ``games`` (names; default: every registered game) in ``jobs``
-    processes (default: ``min(cores, games)``), one game per process, with a progress bar on ``stream``
-    (stderr) unless ``progress`` is false. Returns ``{"games": {name: warm_game result}, "kernels",
+    """Compile every kernel of the games ``games`` (names; default: every registered game that loads,
+    `cardgym.registry.loadable`) in ``jobs`` processes (default: ``min(cores, games)``), one game per
+    process, with a progress bar on ``stream`` (stderr) unless ``progress`` is false. Returns ``{"games": {name: warm_game result}, "kernels",
     "seconds"}``; the closing line on ``stream`` says the same."""
     import multiprocessing
     import queue as queues
@@ -243,7 +257,7 @@ def warm(games=None, jobs: int | None = None, progress: bool = True, stream=None
     import cardgym
 
     stream = stream or sys.stderr
-    names = list(cardgym.registry.names()) if not games else list(dict.fromkeys(games))
+    names = cardgym.registry.loadable() if not games else list(dict.fromkeys(games))  # broken games: a warning
     unknown = [g for g in names if g not in cardgym.GAMES]
     if unknown:
         raise ValueError(f"unknown game(s) {unknown}; games: {cardgym.registry.names()}")
@@ -255,10 +269,7 @@ def warm(games=None, jobs: int | None = None, progress: bool = True, stream=None
     t0 = time.perf_counter()
     ctx = multiprocessing.get_context("spawn")
     results = {}
-    from tqdm import tqdm
-
-    with ctx.Manager() as manager, tqdm(total=total, unit="step", file=stream, disable=not progress,
-                                         desc="cardgym warmup", dynamic_ncols=True) as bar:
+    with ctx.Manager() as manager, _bar(total, stream, progress) as (bar, task):
         q = manager.Queue()
         with ProcessPoolExecutor(max_workers=min(jobs, len(names)), mp_context=ctx) as pool:
             futures = {pool.submit(_worker, g, q): g for g in names}
@@ -266,8 +277,7 @@ def warm(games=None, jobs: int | None = None, progress: bool = True, stream=None
             while pending:
                 try:
                     name, surface, detail, _ = q.get(timeout=0.2)
-                    bar.update(1)
-                    bar.set_postfix_str(f"{name} {surface} {detail}".strip(), refresh=False)
+                    bar.update(task, advance=1, step=f"{name} {surface} {detail}".strip())
                 except queues.Empty:
                     pass
                 for f in [f for f in pending if f.done()]:
@@ -276,7 +286,7 @@ def warm(games=None, jobs: int | None = None, progress: bool = True, stream=None
             while True:  # the last steps' messages
                 try:
                     q.get_nowait()
-                    bar.update(1)
+                    bar.update(task, advance=1)
                 except queues.Empty:
                     break
     seconds = time.perf_counter() - t0

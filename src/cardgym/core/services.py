@@ -3,7 +3,7 @@
 ``cardgym.core`` is the bottom layer (docs/api.md, "Layers"): it imports no game, no
 `cardgym.render`, no `cardgym.agents` and not the `cardgym` package itself. The few services it needs
 from them are looked up here by slot name; ``cardgym/__init__.py`` plugs the package's own in
-(`cardgym.app.wiring`). A slot holds a *loader*, a no-argument callable returning the implementation,
+(`cardgym.wiring`). A slot holds a *loader*, a no-argument callable returning the implementation,
 called on first use only, so ``import cardgym`` loads neither Pillow nor torch.
 """
 

@@ -21,6 +21,10 @@ number of players, so every frame of an episode has the same size.
 
 from __future__ import annotations
 
+import sys
+import types
+import warnings
+
 import numpy as np
 
 from .scene import Card, Palette, Pile, Region, Scene
@@ -38,9 +42,24 @@ def _spec(game_spec):
     return game_spec
 
 
-def scene(game_spec, record, rules, viewer=None) -> Scene:
+def table_scene(game_spec, record, rules, viewer=None) -> Scene:
     """The `Scene` of a state record: the public view (``viewer=None``) or seat ``viewer``'s."""
     return _spec(game_spec).scene(record, rules, viewer)
+
+
+class _SceneModule(types.ModuleType):
+    """The module `cardgym.render.scene` (the scene model), callable for a while as the function of that
+    name it used to be hidden by: ``render.scene(game, record, rules)`` warns and calls `table_scene`."""
+
+    def __call__(self, game_spec, record, rules, viewer=None) -> Scene:
+        warnings.warn("cardgym.render.scene(game, record, rules, viewer) is deprecated: call "
+                      "cardgym.render.table_scene(...) (cardgym.render.scene is the scene model's module)",
+                      DeprecationWarning, stacklevel=2)
+        return table_scene(game_spec, record, rules, viewer)
+
+
+# `import cardgym.render.scene as sc` gives the module (the function of the same name used to shadow it)
+sys.modules[f"{__name__}.scene"].__class__ = _SceneModule
 
 
 def _need_pillow(what: str):
@@ -55,7 +74,7 @@ def rgb_array(game_spec, record, rules, viewer=None) -> np.ndarray:
     _need_pillow("cardgym.render.rgb_array")
     from .draw_rgb import rgb
 
-    return rgb(scene(game_spec, record, rules, viewer))
+    return rgb(table_scene(game_spec, record, rules, viewer))
 
 
 def image(game_spec, record, rules, viewer=None):
@@ -63,14 +82,14 @@ def image(game_spec, record, rules, viewer=None):
     _need_pillow("cardgym.render.image")
     from .draw_rgb import render_image
 
-    return render_image(scene(game_spec, record, rules, viewer))
+    return render_image(table_scene(game_spec, record, rules, viewer))
 
 
 def ansi(game_spec, record, rules, viewer=None, color: bool = False) -> str:
     """The table as text; ``color=True`` adds ANSI colour codes."""
     from .draw_text import ansi as draw
 
-    return draw(scene(game_spec, record, rules, viewer), color=color)
+    return draw(table_scene(game_spec, record, rules, viewer), color=color)
 
 
 def size_change(before: Scene, after: Scene) -> str:
@@ -82,4 +101,4 @@ def size_change(before: Scene, after: Scene) -> str:
     return explain(before, after)
 
 
-__all__ = ["Card", "Palette", "Pile", "Region", "Scene", "ansi", "image", "rgb_array", "scene", "size_change"]
+__all__ = ["Card", "Palette", "Pile", "Region", "Scene", "ansi", "image", "rgb_array", "size_change", "table_scene"]

@@ -673,7 +673,7 @@ def check_render(ctx: Context) -> None:
     first = []  # (shape, scene, what) of the first frame
 
     def same_size(shape, viewer, what):
-        scene = render.scene(ctx.game, raw.record, raw.rules, viewer)
+        scene = render.table_scene(ctx.game, raw.record, raw.rules, viewer)
         if not first:
             first.append((shape, scene, what))
         elif shape != first[0][0]:

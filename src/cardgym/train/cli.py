@@ -163,7 +163,7 @@ def build_parser():
 
     group = p.add_argument_group("rule options (cardgym rules GAME explains them; values: numbers, true/false, text)")
     found: dict = {}
-    for name in sorted(cardgym.GAMES):
+    for name in cardgym.registry.loadable(sorted(cardgym.GAMES)):  # a game that fails to load: left out
         rules_cls = cardgym.get_game(name).rules_cls
         helps, defaults = option_help(rules_cls), rule_defaults(rules_cls)
         for opt in defaults:
@@ -194,7 +194,10 @@ def config_from_args(argv) -> tuple:
     parser = build_parser()
     a = parser.parse_args(argv)
     check_output(parser, "--out", a.out or f"runs/{a.game}", "folder")  # before any training
-    preset = game_preset(a.game)
+    try:
+        preset = game_preset(a.game)
+    except ValueError as exc:  # a game that fails to load (cardgym.registry.BrokenGame): its one line
+        parser.error(f"argument game: {exc}")
     rules = dict(preset.pop("rules", {}))
     spelling = {}  # rule option -> the flag it came from, for the error messages
     for kv in a.rule:
@@ -257,11 +260,11 @@ def main(argv=None) -> int:
 
     from .progress import status
 
-    with status("setting up the games and opponents…", cfg.progress):
-        try:
+    try:
+        with status("setting up the games and opponents…", cfg.progress):
             tr = Trainer(cfg)
-        except ValueError as exc:  # a model (--init, --teacher) that does not fit this run
-            raise SystemExit(f"cardgym train: error: {exc}") from None
+    except ValueError as exc:  # a model (--init, --teacher) that does not fit this run, an unusable file: one line
+        raise SystemExit(f"cardgym train: error: {exc}") from None
     print(f"training {cfg.game} ({tr.np} players) for {cfg.total_steps:,} learner steps "
           f"on {cfg.num_envs} games, opponents {cfg.opponents}; output in {cfg.out}", file=sys.stderr)
     try:

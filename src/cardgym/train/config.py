@@ -85,7 +85,7 @@ def game_preset(game) -> dict:
 
 
 def presets() -> dict:
-    """Every registered game's preset by game name (those that have one), in name order."""
+    """Every registered game's preset by game name (those that have one and load), in name order."""
     import cardgym
 
-    return {g: game_preset(g) for g in sorted(cardgym.GAMES) if game_preset(g)}
+    return {g: game_preset(g) for g in cardgym.registry.loadable(sorted(cardgym.GAMES)) if game_preset(g)}

@@ -105,7 +105,10 @@ class Trainer(RolloutMixin, CheckpointMixin):
         """Start from the weights of a saved model of the same game, observation and network shape."""
         from ..agents import load_policy
 
-        pol = load_policy(path)
+        try:
+            pol = load_policy(path)
+        except (ValueError, OSError) as exc:  # not a model file, a folder, unreadable: one line for the CLI
+            raise ValueError(f"--init {str(path)!r}: {exc}") from exc
         want = {"game": self.cfg.game, "obs_size": self.obs_size, "num_actions": self.A,
                 "hidden": list(self.cfg.hidden)}
         have = {"game": pol.meta.get("game"), "obs_size": pol.obs_size, "num_actions": pol.num_actions,

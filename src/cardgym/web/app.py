@@ -166,6 +166,8 @@ def create_app(tables: Tables | None = None, allowed_hosts=(), settle: float = S
                 return await fn(request)
             except Refused as exc:
                 return _error(exc)
+            except cardgym.registry.BrokenGame as exc:  # a game that fails to load, asked for by name
+                return _error(Refused(400, str(exc)))
 
         return endpoint
 

@@ -80,7 +80,7 @@ def game_catalogue(models: dict, text_players=()) -> list:
 
     agents = shipped()
     out = []
-    for name in cardgym.registry.names():
+    for name in cardgym.registry.loadable():  # a game that fails to load is left out, with a warning
         game = cardgym.get_game(name)
         if game.scene is None:  # a game without a scene (optional) has no picture: not served at the table
             continue

@@ -63,9 +63,15 @@ def setup(seat_choice, which_bot, which_obs, same_step, penalty) -> Setup:
     return Setup(int(seat_choice), int(which_bot), int(which_obs), bool(same_step), float(penalty))
 
 
+#: the largest ``illegal_penalty`` in size: the vector env's rewards are float32, and a larger finite
+#: penalty would become an infinite reward there
+MAX_PENALTY = float(np.finfo(np.float32).max)
+
+
 def check_penalty(value) -> float:
     """``illegal_penalty`` as a float: a finite real number (a Python or numpy int or float; not a
-    bool, a string, NaN or an infinity, which would reach training as rewards), else ``ValueError``."""
+    bool, a string, NaN or an infinity, which would reach training as rewards) of size at most
+    `MAX_PENALTY` (float32's largest, what the vector env's rewards hold), else ``ValueError``."""
     real = isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, (bool, np.bool_))
     try:
         ok = real and math.isfinite(float(value))
@@ -73,6 +79,9 @@ def check_penalty(value) -> float:
         ok = False
     if not ok:
         raise ValueError(f"illegal_penalty must be a finite real number, got {value!r} ({type(value).__name__})")
+    if abs(float(value)) > MAX_PENALTY:
+        raise ValueError(f"illegal_penalty must be within +-{MAX_PENALTY:.6g} (float32, the vector env's rewards), "
+                         f"got {value!r}")
     return float(value)
 
 

@@ -38,8 +38,11 @@ cardgym's folders, so their cache entries are named by the game *and* a hash of 
 that compiled code depends on (`source_tag`): an edited game gets new entries, never the old machine
 code, and an edit of a file no kernel imports (a ``scene.py``, a ``text.py``) compiles nothing.
 
-Damage: an entry numba cannot read (a zero-length, truncated or garbled ``.nbi`` or ``.nbc`` file) is
-dropped and recompiled with one line on stderr (`cardgym.core.compiled.numba_hooks.guard_damaged_entries`).
+Damage: an entry numba cannot read (a zero-length, truncated or garbled ``.nbi`` or ``.nbc`` file, a
+folder in its place) or that holds another function's code (an ``.nbc`` copied over from another
+function or game) is dropped and recompiled with one line on stderr
+(`cardgym.core.compiled.numba_hooks.guard_damaged_entries`). A read-only cache folder is still the one
+read (`CardgymCacheLocator`); what misses there is compiled and kept in memory.
 
 Compile notice: a numba compile-event listener prints one line on stderr, once per game per process,
 when a cardgym kernel actually compiles (a cache miss; loading from the cache prints nothing).
@@ -427,9 +430,18 @@ def _make_locator():
 
         @classmethod
         def from_function(cls, py_func, py_file):
-            if not _FALLBACKS or _place(py_file) is None:
+            if not _FALLBACKS or _place(py_file) is None or not os.path.exists(py_file):
                 return None
-            return super().from_function(py_func, py_file)  # the file exists, the folder is writable
+            self = cls(py_func, py_file)
+            try:
+                self.ensure_cache_path()
+            except OSError:
+                # a read-only cache (baked into an image): still the place to read from. numba's other
+                # locators would compile into the package's __pycache__ or ~/.cache/numba, outside the
+                # content stamp; a kernel missing here is compiled and kept in memory
+                # (numba_hooks.guard_damaged_entries says so once)
+                pass
+            return self
 
     return CardgymCacheLocator
 

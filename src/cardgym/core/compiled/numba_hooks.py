@@ -9,10 +9,13 @@ everywhere but here. Three hooks need numba's private parts:
 2. `insert_locator`: a cache locator class is inserted into ``CacheImpl._locator_classes`` (numba's list
    of where caches may live) that lays cardgym's kernels out by content under ``NUMBA_CACHE_DIR`` and
    under the per-user or temporary folder of a read-only install (`cardgym.core.compiled.cache`);
-3. `guard_damaged_entries`: ``Cache.load_overload`` is wrapped so that an unreadable cache entry of a
-   cardgym kernel (a zero-length, truncated or garbled ``.nbi`` index or ``.nbc`` data file: a full
-   disk, a torn copy of a cache folder) is dropped and recompiled with one line on stderr, instead of
-   failing every later process with numba's ``EOFError: Ran out of input``.
+3. `guard_damaged_entries`: ``Cache.load_overload`` and ``Cache.save_overload`` are wrapped so that a
+   damaged cache entry of a cardgym kernel (a zero-length, truncated or garbled ``.nbi`` index or
+   ``.nbc`` data file: a full disk, a torn copy of a cache folder; an ``.nbc`` copied over from another
+   function or game; a folder where an entry file belongs) is dropped and recompiled with one line on
+   stderr, instead of failing every later process with numba's ``EOFError: Ran out of input`` or running
+   another function's code; and a read-only cache (baked into an image) is read, its misses kept in
+   memory instead of failing the compile.
 
 The hooks were written for and tested with the numba versions in `TESTED` (``Dispatcher``,
 ``CacheImpl``/``_CacheImpl``, ``_CacheLocator``, ``IndexDataCacheFile``). On another version each hook
@@ -26,6 +29,7 @@ plain numba).
 from __future__ import annotations
 
 import os
+import shutil
 import sys
 import warnings
 
@@ -167,12 +171,60 @@ def entry_files(cache) -> list:
                       if n.startswith(stem + ".") and n.endswith(".nbc")]
 
 
+def _drop(files) -> None:
+    """Delete a cache entry's files; a folder where a file belongs goes with everything in it."""
+    for path in files:
+        try:
+            if os.path.isdir(path) and not os.path.islink(path):
+                shutil.rmtree(path)
+            else:
+                os.unlink(path)
+        except OSError:
+            pass
+
+
+def foreign_entry(cres, py_func, sig) -> str | None:
+    """Why the compiled result ``cres`` loaded for ``py_func`` at ``sig`` is not its own (an ``.nbc``
+    copied over from another function, another game or another signature of the same function: numba
+    would run that code), or None when it is. Compares the function's module and qualified name and the
+    argument types recorded in the result with what was asked for."""
+    fndesc = getattr(cres, "fndesc", None)
+    if fndesc is None:  # pragma: no cover - numba changed
+        return None
+    want = (getattr(py_func, "__module__", None), getattr(py_func, "__qualname__", None))
+    got = (getattr(fndesc, "modname", want[0]), getattr(fndesc, "qualname", want[1]))
+    if got != want:
+        return f"it holds the code of {got[0]}.{got[1]}"
+    try:
+        from numba.core import sigutils
+
+        args = tuple(sigutils.normalize_signature(sig)[0])
+        have = tuple(cres.signature.args)
+    except Exception:  # pragma: no cover - numba changed
+        return None
+    if have != args:
+        return f"it holds the code for the arguments {have}, not {args}"
+    return None
+
+
+_unsaved: set = set()
+
+
 def guard_damaged_entries(owns) -> bool:
-    """Wrap ``Cache.load_overload`` so that an entry of a function ``owns(py_func)`` accepts that numba
-    cannot read (any exception while loading it: ``EOFError``, ``pickle.UnpicklingError``, a
-    ``ValueError`` from a garbled stream...) is deleted, named in one line on stderr, and reported as a
-    cache miss: numba then compiles the function and writes a fresh entry. Other functions keep numba's
-    behaviour. Returns whether the hook is in place."""
+    """Wrap ``Cache.load_overload`` and ``Cache.save_overload`` for the functions ``owns(py_func)``
+    accepts, so that a damaged cache entry heals:
+
+    - an entry numba cannot read (any exception while loading it: ``EOFError``,
+      ``pickle.UnpicklingError``, a ``ValueError`` from a garbled stream, an ``.nbi`` that is a folder...)
+      or that holds another function's code (`foreign_entry`: an ``.nbc`` swapped between games, between
+      two functions or two signatures) is deleted (a folder with its content), named in one line on
+      stderr, and reported as a cache miss: numba then compiles the function and writes a fresh entry;
+    - a save that fails because a folder stands where an entry file goes (an ``.nbc`` replaced by a
+      folder) removes the folder, says so in one line and saves again;
+    - a save that fails otherwise (a read-only cache, e.g. one baked into an image) keeps the compiled
+      code in memory, with one line on stderr per cache folder, instead of failing the compile.
+
+    Other functions keep numba's behaviour. Returns whether the hooks are in place."""
     global _GUARDED
     if _GUARDED:
         return True
@@ -180,31 +232,76 @@ def guard_damaged_entries(owns) -> bool:
         from numba.core.caching import Cache
 
         original = Cache.load_overload
+        original_save = Cache.save_overload
     except (ImportError, AttributeError) as exc:
         _hook_off("guard_damaged_entries", exc)
         return False
 
-    def load_overload(self, sig, target_context):
-        try:
-            return original(self, sig, target_context)
-        except Exception as exc:
-            py_func = getattr(self, "_py_func", None)
-            if py_func is None or not owns(py_func):
-                raise
-            try:
-                files = entry_files(self)
-            except AttributeError:  # pragma: no cover - numba changed
-                raise exc from None
-            for path in files:
-                try:
-                    os.unlink(path)
-                except OSError:
-                    pass
-            print(f"cardgym: damaged kernel cache entry {files[0]} ({type(exc).__name__}: {exc}); "
-                  "dropped, recompiling", file=sys.stderr, flush=True)
-            return None
-
-    load_overload.__wrapped__ = original
-    Cache.load_overload = load_overload
+    Cache.load_overload = _guarded_load(original, owns)
+    Cache.save_overload = _guarded_save(original_save, owns)
     _GUARDED = True
     return True
+
+
+def _owned(cache, owns) -> bool:
+    py_func = getattr(cache, "_py_func", None)
+    return py_func is not None and owns(py_func)
+
+
+def _guarded_load(original, owns):
+    """``Cache.load_overload`` that drops an unreadable or foreign entry of an owned function (a miss)."""
+
+    def load_overload(self, sig, target_context):
+        if not _owned(self, owns):
+            return original(self, sig, target_context)
+        try:
+            data = original(self, sig, target_context)
+            problem = None if data is None else foreign_entry(data, self._py_func, sig)
+            if problem is None:
+                return data
+            why = f"ValueError: {problem}"
+        except Exception as exc:
+            why = f"{type(exc).__name__}: {exc}"
+        files = entry_files(self)
+        _drop(files)
+        print(f"cardgym: damaged kernel cache entry {files[0]} ({why}); dropped, recompiling", file=sys.stderr,
+              flush=True)
+        return None
+
+    load_overload.__wrapped__ = original
+    return load_overload
+
+
+def _guarded_save(original, owns):
+    """``Cache.save_overload`` that clears a folder standing where an owned function's entry file goes,
+    and keeps the code in memory (one line per cache folder) when the cache cannot be written."""
+
+    def save_overload(self, sig, data):
+        if not _owned(self, owns):
+            return original(self, sig, data)
+        try:
+            return original(self, sig, data)
+        except OSError as exc:
+            error = exc
+        folders = [f for f in entry_files(self) if os.path.isdir(f)]
+        if folders:  # a folder where an entry file goes: removed, then saved again
+            _drop(folders)
+            print(f"cardgym: damaged kernel cache entry {folders[0]} (a folder); dropped, saving again",
+                  file=sys.stderr, flush=True)
+            try:
+                return original(self, sig, data)
+            except OSError as exc:
+                error = exc
+        _say_unsaved(os.path.dirname(self._cache_file._index_path), error)
+        return None
+
+    save_overload.__wrapped__ = original
+    return save_overload
+
+
+def _say_unsaved(where: str, exc: OSError) -> None:
+    if where not in _unsaved:
+        _unsaved.add(where)
+        print(f"cardgym: the kernel cache {where} is not writable ({type(exc).__name__}: {exc}); kernels "
+              "compiled now are kept in memory only (run cardgym warmup where the cache is writable)",
+              file=sys.stderr, flush=True)

@@ -7,6 +7,7 @@ from pettingzoo.utils import wrappers
 from pettingzoo.utils.env_logger import EnvLogger
 from pettingzoo.utils.wrappers.order_enforcing import AECOrderEnforcingIterable, AECOrderEnforcingIterator
 
+from cardgym.core.envs.copies import CopiesWholeStack
 from cardgym.core.state.actions import check_action
 
 
@@ -31,7 +32,7 @@ def _direct(name: str):
     return property(get, put, doc=f"The raw environment's ``{name}``.")
 
 
-class _DirectBookkeeping:
+class _DirectBookkeeping(CopiesWholeStack):
     """Reads the AEC bookkeeping straight from the raw env.
 
     PettingZoo's wrappers forward attributes through ``BaseWrapper.__getattr__``, one failed lookup per

@@ -119,3 +119,16 @@ class CopiesThroughState:
     def clone(self):
         """An independent copy that continues exactly like this environment (``copy.deepcopy(env)``)."""
         return self.__deepcopy__({})
+
+
+class CopiesWholeStack:
+    """``clone()`` and ``copy.copy`` for a wrapper around an env of this module: a copy of the whole
+    stack (``copy.deepcopy``: every wrapper's own state and the game), never the bare env (a wrapper's
+    attribute forwarding would reach the inner env's ``clone``) nor a shallow copy that shares the game."""
+
+    def clone(self):
+        """An independent copy of the wrapped env, wrappers included, that continues exactly like it."""
+        return copy.deepcopy(self)
+
+    def __copy__(self):
+        return copy.deepcopy(self)

@@ -121,7 +121,8 @@ def check_state(r, rules) -> None:
     if played != (turn_plays > 0):
         raise bad("played", played, f"disagrees with turn_plays={turn_plays}")
     in_range("hand_start", r["hand_start"], 0, n - 1)
-    hands = in_range("hands", r["hands"], 0, np.iinfo(np.int16).max)
+    # every hand but a match's last takes at least one turn: with max_turns <= 32,767 the count never wraps
+    hands = in_range("hands", r["hands"], 0, int(r["turn"]) + 1)
     winner = in_range("winner", r["winner"], -1, n - 1)
     outcome = in_range("outcome", r["outcome"], OUT_NONE, OUT_DRAW)
     if hands == 0:

@@ -61,6 +61,8 @@ NUM_PARAMS = 13
 RECYCLE_CODES = {"when_empty": 0, "immediately": 1}
 DIRECTION_CODES = {"ascending": ASCENDING, "two_up_two_down": TWO_UP_TWO_DOWN}
 DEFAULT_MAX_TURNS = 3000
+#: the largest max_turns of a match (match_target set): what the record's 16-bit hand count holds
+MAX_MATCH_TURNS = 32_767
 DEFAULT_STALL_ROUNDS = 2
 # Recycling lets cards cycle hand -> build pile -> completed -> draw pile -> hand, so a player who never
 # discards could play forever within one turn: a turn reaching this many plays truncates the episode.
@@ -140,7 +142,8 @@ class SkipBoRules(Rules):
         "the hand is a draw after ``stall_rounds * num_players`` turns in a row with no card played to "
         "a build pile while nothing can be drawn or recycled (default 2; ``None`` or 0 = off).")
     max_turns: int = option(DEFAULT_MAX_TURNS,
-        "turn cap of the episode (turns, not actions); reaching it truncates (default 3000).")
+        "turn cap of the episode (turns, not actions; at most 32,767 with match_target); reaching it "
+        "truncates (default 3000).")
     match_target: Optional[int] = option(None,
         "``None`` (default, one hand is the episode) or the points total (500 officially) that ends a "
         "match of several hands.")
@@ -179,6 +182,10 @@ class SkipBoRules(Rules):
         check_int("stall_rounds", self.stall_rounds, 0, 1_000_000, allow_none=True)
         check_int("max_turns", self.max_turns, 1, 2**31 - 1)
         check_int("match_target", self.match_target, 1, 1_000_000, allow_none=True)
+        if self.match_target is not None and self.max_turns > MAX_MATCH_TURNS:
+            # the record counts a match's hands in 16 bits (hands, int16), a hand takes at least one turn
+            raise ValueError(f"option max_turns={self.max_turns} is out of range with match_target; allowed: "
+                             f"1..{MAX_MATCH_TURNS} (a match counts its hands in 16 bits)")
         check_bool("stock_points", self.stock_points)
         check_bool("teams", self.teams)
         if self.teams and n not in (4, 6):

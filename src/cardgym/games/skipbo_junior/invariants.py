@@ -70,7 +70,8 @@ def check_state(r, rules) -> None:
     all_equal("hidden", r["hidden"], hidden, "the cards of each code in the draw pile and under the stock tops")
     # ---- the turn and the end
     in_range("played", r["played"], 0, 1)
-    in_range("recycles", r["recycles"], 0, np.iinfo(np.int16).max)
+    # a turn draws at most NUM_STACKS cards, each at most one recycle (the turn in progress drew too)
+    in_range("recycles", r["recycles"], 0, NUM_STACKS * (int(r["turn"]) + 1))
     check_stall(r, rules, running, "idle", int(r["turn"]))
     winner = in_range("winner", r["winner"], -1, n - 1)
     if running:

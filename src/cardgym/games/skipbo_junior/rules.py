@@ -16,6 +16,9 @@ WILD = 0
 TOP = 10  # a build pile is complete at 10 cards
 NUM_PILES = 4
 NUM_STACKS = 3  # hand stacks per player
+#: the largest max_turns: a turn draws at most NUM_STACKS cards (each at most one recycle), and the
+#: record counts recycles in 16 bits
+MAX_TURNS = 32_767 // NUM_STACKS - 1
 MIN_PLAYERS, MAX_PLAYERS = 2, 4
 DECK_SIZE = 96
 MAX_STOCK = DECK_SIZE // MIN_PLAYERS  # 48
@@ -85,7 +88,8 @@ class JuniorRules(Rules):
         "in a row) with no card played while nothing can be drawn or recycled (>= 1, default 2, as in "
         "Skip-Bo).")
     first_player: int | str = option(0, 'seat that starts (default 0, "the youngest") or ``"random"``.')
-    max_turns: int = option(1000, "turn cap; reaching it ends the episode as truncated (default 1000).")
+    max_turns: int = option(1000, "turn cap; reaching it ends the episode as truncated (default 1000; at most "
+                                  "10,922).")
     reward: str = option("win", '``"win"`` only (+1 winner, -1 others, 0 on a draw or truncation).')
 
     def _validate(self):
@@ -98,7 +102,9 @@ class JuniorRules(Rules):
             check_choice("first_player", self.first_player, ["random"])
         else:
             check_int("first_player", self.first_player, 0, self.num_players - 1)
-        check_int("max_turns", self.max_turns, 1)
+        # the record counts recycles in 16 bits (recycles, int16); a turn draws at most NUM_STACKS cards,
+        # each at most one recycle: NUM_STACKS * MAX_TURNS <= 32,767 keeps it from wrapping
+        check_int("max_turns", self.max_turns, 1, MAX_TURNS)
         if self.reward == "score":
             raise ValueError(
                 "option reward='score' is not available for skipbo_junior: Skip-Bo Junior has no scoring "

@@ -100,7 +100,8 @@ def check_state(r, rules) -> None:
                 raise bad("grid", grid[i], f"shows three equal face-up cards in column {col} of seat {i}, "
                           "which the rules remove at once", i)
     # ---- rounds, scores, seats
-    round_no = in_range("round_no", r["round_no"], 0, np.iinfo(np.int16).max)
+    # a round takes at least one turn: with max_turns <= 32,767 the 16-bit count never wraps
+    round_no = in_range("round_no", r["round_no"], 0, int(r["turn"]))
     if rules.max_rounds is not None and running:
         in_range("round_no", round_no, 0, rules.max_rounds - 1)
     if rules.episode == "round" and running:

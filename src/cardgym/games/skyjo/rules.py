@@ -68,6 +68,8 @@ P_STALL_ROUNDS = 8  # 0 = no stall guard
 NUM_PARAMS = 9
 
 DEFAULT_MAX_TURNS = 2000
+#: the largest max_rounds and max_turns: what the record's 16-bit round counter (round_no) holds
+MAX_COUNT = 32_767
 DEFAULT_STALL_ROUNDS = 20
 
 FIELDS = [
@@ -111,13 +113,13 @@ class SkyjoRules(Rules):
         '``"choose"`` (a setup phase, each seat in order reveals two cards) or ``"random"``.')
     end_score: int = option(100,
         "the game ends after the round in which a total reaches it (default 100; 50 = short).")
-    max_rounds: int | None = option(None, "``None`` or N: play exactly N rounds, no threshold.")
+    max_rounds: int | None = option(None, "``None`` or N (1..32,767): play exactly N rounds, no threshold.")
     episode: str = option("game", '``"game"`` (default) or ``"round"`` (one round is the episode).')
     reshuffle: str = option("keep_top",
         'draw pile empty -> ``"keep_top"`` (shuffle the discard pile but its top card into a new draw '
         'pile) or ``"all_but_top_flip"`` (shuffle all of it, then turn a new top card face up).')
     max_turns: int = option(DEFAULT_MAX_TURNS,
-        "turn cap of the episode (turns, not actions), then truncated.")
+        "turn cap of the episode (turns, not actions), then truncated; at most 32,767.")
     stall_rounds: int | None = option(DEFAULT_STALL_ROUNDS,
         "the episode ends as a draw after ``stall_rounds * num_players`` consecutive turns in which no "
         "face-down card was revealed or replaced (0 or None: off).")
@@ -127,10 +129,12 @@ class SkyjoRules(Rules):
         check_int("num_players", self.num_players, MIN_PLAYERS, MAX_PLAYERS)
         check_choice("setup_reveal", self.setup_reveal, list(SETUP_CODES))
         check_int("end_score", self.end_score, 1, 1_000_000)
-        check_int("max_rounds", self.max_rounds, 1, 100_000, allow_none=True)
+        # the record counts rounds in 16 bits (round_no, int16) and a round takes at least one turn: both
+        # caps at 32,767 keep it from wrapping (issue 42.8)
+        check_int("max_rounds", self.max_rounds, 1, MAX_COUNT, allow_none=True)
         check_choice("episode", self.episode, list(EPISODE_CODES))
         check_choice("reshuffle", self.reshuffle, list(RESHUFFLE_CODES))
-        check_int("max_turns", self.max_turns, 1, 2**31 - 1)
+        check_int("max_turns", self.max_turns, 1, MAX_COUNT)
         check_int("stall_rounds", self.stall_rounds, 0, 1_000_000, allow_none=True)
         check_choice("reward", self.reward, list(REWARD_CODES))
         if self.episode == "round" and self.max_rounds is not None:
