@@ -9,7 +9,7 @@ not timed. ``--teacher`` adds the teacher's labels (e.g. ``search``) in the tree
 
 Usage::
 
-    python benchmarks/compare_trainer.py /work/main . --game skyjo --rounds 3
+    python benchmarks/compare_trainer.py /tmp/before . --game skyjo --rounds 3   # after: git worktree add /tmp/before REV
 """
 
 from __future__ import annotations
