@@ -482,7 +482,34 @@ def test_a_fan_of_any_size_can_be_clicked_and_a_long_log_keeps_its_numbers(serve
             "const h = box.getBoundingClientRect().height; box.remove(); return [out, h];", n)
         reached, height = hit
         assert all(reached), (n, reached)
-        assert height < 5 * 62, (n, height)
+        # about four cards tall, but never strips under 16 px (where a card's value would no longer show)
+        assert height < max(5 * 62, 16 * (n - 1) + 62 + 20), (n, height)  # (+ its caption)
+    # the value of every card of a fan reads: its value's box (the corner of an overlapped card, the middle
+    # of the top one) is not covered by the next card, on one's own seat and on a small seat of another
+    for opp in (False, True):
+        for n in (2, 4, 12, 30):
+            covered = browser.execute_script(
+                "const [n, opp] = arguments;"
+                "const p = {id: 'p0.S8', label: 'S8', note: '', layout: 'fan', count: n,"
+                "  cards: [...Array(n).keys()].map(i => i % 5 === 4"
+                "    ? {id: `p0.S8#${i}`, kind: 'wild', text: 'SB', value: 0, band: 'sb_wild', label: 'SB', highlight: false}"
+                "    : {id: `p0.S8#${i}`, kind: 'value', text: String(i % 10 + 1), value: i % 10 + 1, band: 'sb_blue',"
+                "       label: String(i % 10 + 1), highlight: false})};"
+                "const reg = regionEl({id: 'p9', title: 'player_9', lines: [], rows: [[p]], active: false, you: false,"
+                "  team: null}, palette('skipbo'), 'Skip-Bo', opp);"
+                "document.querySelector('#table-area').prepend(reg); window.scrollTo(0, 0);"
+                "const out = [];"
+                "reg.querySelectorAll('.card').forEach((c, i) => {"
+                "  const v = [...c.querySelectorAll('.corner, .big')].find(e => getComputedStyle(e).display !== 'none'"
+                "    && getComputedStyle(e).visibility !== 'hidden');"
+                "  if (!v) { out.push([i, 'no value shown']); return; }"
+                "  const r = v.getBoundingClientRect(), cx = (r.left + r.right) / 2, cy = (r.top + r.bottom) / 2;"
+                "  for (const [x, y] of [[cx, r.top + 1], [cx, r.bottom - 1], [r.left + 1, cy], [r.right - 1, cy]]) {"
+                "    const e = document.elementFromPoint(x, y);"
+                "    if (!e || e.closest('.card') !== c) { out.push([i, v.textContent, x, y]); break; } }"
+                "  if (r.height < 8) out.push([i, 'too small', r.height]); });"
+                "reg.remove(); return out;", n, opp)
+            assert covered == [], (opp, n, covered[:5])
     # a long log keeps every digit of its move numbers (a list marker lost the first one from 100 up)
     nums = browser.execute_script(
         "const st = Object.assign({}, S.state, {log: [...Array(123).keys()].map(i => ({n: i, seat: i % 2, action: 0,"
