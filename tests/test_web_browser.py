@@ -840,3 +840,55 @@ def test_a_stopped_game_says_why_and_a_target_outline_wins(server, browser, tmp_
         "document.querySelector('#table-area').appendChild(d); const s = getComputedStyle(d).outlineStyle;"
         "d.remove(); return s;")
     assert style == "dashed"
+
+
+def test_the_last_move_reads_in_the_past_and_stays_on_a_phones_screen(server, browser, tmp_path):
+    """Every move text of every game is told in the last-move line in one tense (the past: no clause starts
+    with a verb in the imperative), and on a phone that line stays on the screen while the table scrolls."""
+    base, tables = server
+    texts = set()
+    for game, rules in (("skyjo", {"max_rounds": "1"}), ("skipbo", {"stock_size": "3"}),
+                        ("skipbo_junior", {"stock_size": "3"})):
+        for seed in range(2):
+            gid = tables.create({"game": game, "num_players": 2, "seats": ["random", "greedy"], "rules": rules,
+                                 "seed": seed})["id"]
+            g = tables.live[gid]
+            deadline = time.time() + 60
+            while not g.over and time.time() < deadline:
+                g.advance()
+                time.sleep(0.001)
+            assert g.over, (game, seed, len(g.log))
+            texts.update(e["text"] for e in g.log)
+            del tables.live[gid]
+    texts.add("end turn")
+    resize(browser, PHONE)
+    start(browser, base, "skipbo", ["expert", "person", "greedy", "greedy"], {"stock_size": "3"}, seed=5)
+    assert my_turn(browser) == "turn"
+    bad = browser.execute_script(
+        "const verbs = new Set(Object.keys(PAST).filter(k => PAST[k] !== k)); const bad = [];"
+        "for (const t of arguments[0]) { const p = told(t);"
+        "  if (p === null) { bad.push([t, 'not told']); continue; }"
+        "  for (const c of p.split(/, |; | and | then /)) if (verbs.has(c.split(' ')[0])) { bad.push([t, p]); break; } }"
+        "return bad;", sorted(texts))
+    assert bad == [], bad[:5]
+    assert len(texts) > 20, sorted(texts)
+    # on a phone: the last move at the top of the screen with one's own seat scrolled into view under it
+    for _ in range(6):  # moves until the expert has moved since this page's last move
+        if browser.execute_script("return !document.querySelector('#last-move').hidden && S.lastLine.includes('expert')"):
+            break
+        browser.find_element(By.CSS_SELECTOR, "#actions button").click()
+        assert my_turn(browser) == "turn"
+    line = browser.execute_script("return document.querySelector('#last-move').textContent")
+    assert line.startswith("Last move: player_") and "(expert) " in line, line
+    got = browser.execute_script(
+        "const mine = document.querySelector('#table-area .region.you'); mine.scrollIntoView({block: 'end'});"
+        "const lm = document.querySelector('#last-move').getBoundingClientRect();"
+        "const cards = [...mine.querySelectorAll('.card')].filter(c => { const r = c.getBoundingClientRect();"
+        "  const e = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2); return e && e.closest('#last-move'); });"
+        "return [window.scrollY, lm.top, lm.bottom, window.innerHeight, cards.length];")
+    scrolled, top, bottom, height, covered = got
+    assert scrolled > 0 and 0 <= top and bottom <= height / 4, got
+    assert covered == 0, got
+    check_screenshot(browser, "phone-last-move-sticky", tmp_path)
+    resize(browser, LAPTOP)
+    check_screenshot(browser, "laptop-fans", tmp_path)
