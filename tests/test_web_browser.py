@@ -902,5 +902,12 @@ def test_the_last_move_reads_in_the_past_and_stays_on_a_phones_screen(server, br
     assert scrolled > 150 and abs(top) < 1 and bottom <= height / 4, got  # (its place on the page is above)
     assert covered == 0, got
     check_screenshot(browser, "phone-last-move-sticky", tmp_path)
+    # a card reached with Tab from further down is scrolled to below the line, not under it
+    got = browser.execute_script(
+        "window.scrollTo(0, document.documentElement.scrollHeight);"
+        "const c = document.querySelector('#table-area .region.you .card[tabindex]'); c.focus();"
+        "return [document.activeElement === c, c.getBoundingClientRect().top,"
+        "  document.querySelector('#last-move').getBoundingClientRect().bottom];")
+    assert got[0] and got[1] >= got[2], got
     resize(browser, (1280, 800))
     check_screenshot(browser, "last-move-1280x800", tmp_path)
