@@ -316,8 +316,7 @@ function pileEl(p, pal, reg, title) {
   box.setAttribute("role", "group");
   box.setAttribute("aria-label", pileName(p, reg));
   const cards = el("div", "cards");
-  // a stack shows its top card; a row or a fan every card (a fan of any size stays clickable: its strips
-  // get thinner so that it is at most about four cards tall)
+  // a stack shows its top card; a row or a fan every card (a fan of any size stays clickable, see below)
   const shown = p.layout === "stack" ? p.cards.slice(-1) : p.cards;
   if (!shown.length) {
     box.classList.add("empty-pile");
@@ -335,7 +334,9 @@ function pileEl(p, pal, reg, title) {
   });
   // the empty places at the end of a row (a Skip-Bo hand's unused slots): left out of a small seat
   for (let i = shown.length - 1; i >= 0 && shown[i].kind === "empty" && p.layout === "row"; i--) cards.children[i].classList.add("trail");
-  if (p.layout === "fan" && shown.length > 4) cards.style.setProperty("--step", `calc(3 * (var(--ch) - 8px) / ${shown.length - 1})`);
+  // a fan's strips get thinner so that it is at most about four cards tall, down to 16 px: the strip that
+  // still shows each card's value in its corner
+  if (p.layout === "fan" && shown.length > 4) cards.style.setProperty("--step", `max(16px, calc(3 * (var(--ch) - 8px) / ${shown.length - 1}))`);
   if (p.layout === "stack" && p.count > 1) {
     box.classList.add("deep");
     cards.style.setProperty("--edge", p.cards.length && p.cards[p.cards.length - 1].kind === "back" ? pal.back : "#d7d4c8");
@@ -397,7 +398,8 @@ const PAST = { draw: "drew", take: "took", replace: "replaced", reveal: "reveale
 function told(text) {
   if (text === "end turn") return "ended the turn";
   const m = text.match(/^([a-z]+)\b([\s\S]*)$/);
-  return m && PAST[m[1]] ? PAST[m[1]] + m[2] : null;
+  // every verb of the move in the past: "discard the drawn 5 and reveal ..." -> "discarded ... and revealed ..."
+  return m && PAST[m[1]] ? PAST[m[1]] + m[2].replace(/\b(and|then) ([a-z]+)\b/g, (w, c, v) => PAST[v] ? `${c} ${PAST[v]}` : w) : null;
 }
 
 function moveLine(st, from, to) {
