@@ -58,7 +58,7 @@ def test_check_game_names_the_pile_that_grew(monkeypatch):
     from cardgym.testing import GameCheckError, check_game
     from conftest import GAME_NAMES
 
-    real, calls, grown = render.scene, [0], []
+    real, calls, grown = render.table_scene, [0], []
 
     def growing(game, record, rules, viewer=None):
         scene = real(game, record, rules, viewer)
@@ -70,7 +70,7 @@ def test_check_game_names_the_pile_that_grew(monkeypatch):
             grown.append(pile.label)
         return scene
 
-    monkeypatch.setattr(render, "scene", growing)
+    monkeypatch.setattr(render, "table_scene", growing)
     name = GAME_NAMES[0]
     with pytest.raises(GameCheckError, match="frames of one game change size") as err:
         check_game(name, configs=cardgym.get_game(name).test_configs[:1], checks=["render"])

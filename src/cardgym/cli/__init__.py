@@ -647,7 +647,10 @@ def cmd_mcp(args, extra):
 
         mcp_server.serve_http(args.host, args.port, allowed, max_sessions=args.max_clients, ready=ready, **bounds)
     except ImportError as exc:
-        raise SystemExit(f"cardgym mcp: {exc}") from None
+        msg = str(exc).removeprefix("cardgym mcp ")
+        if "cardgym[llm]" not in msg:  # an SDK module imported before build_server's own message
+            msg = f"needs the mcp package (2.x): pip install 'cardgym[llm]' ({msg})"
+        raise SystemExit(f"cardgym mcp: {msg}") from None
 
 
 #: most ``cardgym warmup`` processes at once
