@@ -127,11 +127,11 @@ def test_clone_and_copy_of_a_wrapped_env_copy_the_whole_stack(how):
     """Issue 42.8: ``env().clone()`` returned the bare env (PettingZoo's wrappers forwarded ``clone`` to
     it) and ``copy.copy`` of it shared the game with the original. Every cardgym layer's ``clone()`` and
     ``copy.copy`` now give an independent env of the same type, wrappers included, that continues the
-    same game (Gymnasium's own wrappers, around ``gym.make``, are left as they are: docs/api.md)."""
+    same game. ``gym.make(...)`` failed ``clone()`` (Gymnasium's wrappers forward nothing) and its
+    ``copy.copy`` shared the game: its two wrappers are now cardgym subclasses (core/envs/gym_wrappers.py)."""
     envs = _started_envs("skyjo", {})
+    assert "gym.make" in envs
     for key, env in envs.items():
-        if key == "gym.make":
-            continue
         other = WRAPPED_COPIES[how](env)
         assert type(other) is type(env), key
         assert other.unwrapped is not env.unwrapped, key
@@ -258,3 +258,20 @@ def test_model_opponents_travel_with_their_weights_and_generator(tmp_path, how):
         run(env, 6)
         other = COPIES[how](env)
         assert run(other, 40) == run(env, 40)
+
+
+def test_gym_make_keeps_gymnasiums_wrappers_and_its_spec_round_trip():
+    """The cardgym entry point builds the two wrappers ``gymnasium.make`` adds by default (so its checks and
+    its errors are Gymnasium's); ``gymnasium.make(env.spec)`` rebuilds the same stack, not a doubled one."""
+    import gymnasium as gym
+
+    gid = cardgym.GAMES["skyjo"].gym_id
+    env = gym.make(gid, opponent="greedy")
+    assert isinstance(env, gym.wrappers.OrderEnforcing) and isinstance(env.env, gym.wrappers.PassiveEnvChecker)
+    assert str(env) == str(gym.make(env.spec)) == f"<OrderEnforcing<PassiveEnvChecker<SkyjoEnv<{gid}>>>>"
+    with pytest.raises(gym.error.ResetNeeded):
+        env.step(0)
+    timed = gym.make(gid, max_episode_steps=7)
+    assert str(gym.make(timed.spec)) == str(timed) and timed.spec.max_episode_steps == 7
+    twin = pickle.loads(pickle.dumps(env))
+    assert str(twin) == str(env)

@@ -59,10 +59,11 @@ def test_every_game_gets_every_entry_point(name):
     mod = importlib.import_module(entry.module)
     assert getattr(cardgym, entry.env_name) is mod  # the lazy attribute
     assert mod.GAME is cardgym.get_game(name)
-    for attr in ("raw_env", "env", entry.gym_class, "make_vec"):
+    for attr in ("raw_env", "env", entry.gym_class, "make_env", "make_vec"):
         assert getattr(mod, attr).__module__ == entry.module, attr
     spec = gym.spec(entry.gym_id)
-    assert spec.entry_point == f"{entry.module}:{entry.gym_class}"
+    assert spec.entry_point == f"{entry.module}:make_env"  # the class inside Gymnasium's two wrappers
+    assert type(gym.make(entry.gym_id).unwrapped) is getattr(mod, entry.gym_class)
     assert spec.vector_entry_point == f"{entry.module}:make_vec"
     if hasattr(pettingzoo, "register"):
         env = pettingzoo.make("aec", entry.pettingzoo_id)

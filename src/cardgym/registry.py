@@ -415,7 +415,7 @@ def page(name: str) -> str:
 def env_module(namespace: dict) -> None:
     """Fill the namespace of the module ``cardgym.<game>_v0`` (``namespace["__name__"]``) with the
     game's entry points: ``GAME``, ``raw_env``, ``env``, the Gymnasium class (``SkyjoEnv``) and
-    ``make_vec``; its docstring becomes the game's page (`page`), the PettingZoo way: ``help()`` shows
+    ``make_env`` (the Gymnasium entry point) and ``make_vec``; its docstring becomes the game's page (`page`), the PettingZoo way: ``help()`` shows
     the rules, options, spaces and actions."""
     from cardgym.core.envs.entry_points import game_entry_points, vector_entry_point
 
@@ -426,14 +426,16 @@ def env_module(namespace: dict) -> None:
         raise ImportError(f"no game provides {module}; games: {sorted(GAMES)}")
     game = get(name)
     raw_env, env, gym_env = game_entry_points(game, module, game.gym_class)
+    from cardgym.core.envs.gym_wrappers import gym_entry_point
     namespace.update({
         "GAME": game,
         "raw_env": raw_env,
         "env": env,
         game.gym_class: gym_env,
+        "make_env": gym_entry_point(gym_env, module),
         "make_vec": vector_entry_point(game, module),
         "__doc__": page(name),
-        "__all__": ["GAME", "raw_env", "env", game.gym_class, "make_vec"],
+        "__all__": ["GAME", "raw_env", "env", game.gym_class, "make_env", "make_vec"],
     })
 
 
@@ -472,8 +474,11 @@ def _register_ids(e: GameEntry) -> None:
     if e.gym_id not in gymnasium.registry:
         # gymnasium.make_vec(gym_id, num_envs=N) picks the vector entry point (one compiled batch,
         # cardgym.make_vec) unless vectorization_mode="sync"/"async" asks for N Python envs
-        gymnasium.register(id=e.gym_id, entry_point=f"{e.module}:{e.gym_class}",
-                           vector_entry_point=f"{e.module}:make_vec")
+        # the entry point builds Gymnasium's two default wrappers itself, as subclasses that copy the whole
+        # stack (core/envs/gym_wrappers.py); so gymnasium.make must not add its own
+        gymnasium.register(id=e.gym_id, entry_point=f"{e.module}:make_env",
+                           vector_entry_point=f"{e.module}:make_vec", order_enforce=False,
+                           disable_env_checker=True)
     try:
         import pettingzoo
     except ImportError:  # pragma: no cover - pettingzoo is a core dependency

@@ -73,14 +73,23 @@ def check_picklable(env, parts) -> None:
             ) from None
 
 
-def _rebuild(cls, form: int, kwargs: dict, snapshot):
-    """The unpickled copy: ``cls(**kwargs)`` (a `GameRef` in them resolved) with ``snapshot`` restored."""
+def _rebuild(cls, form: int, kwargs: dict, snapshot, spec=None):
+    """The unpickled copy: ``cls(**kwargs)`` (a `GameRef` in them resolved) with ``snapshot`` restored and
+    the Gymnasium ``spec`` that ``gymnasium.make`` gave the original (absent from copies pickled before it
+    was carried)."""
     if form != FORMAT:
         raise ValueError(f"a pickled cardgym env of format {form!r}; this cardgym reads format {FORMAT}")
     kwargs = {k: (v.resolve() if isinstance(v, GameRef) else v) for k, v in kwargs.items()}
     env = cls(**kwargs)
     env._restore(snapshot)
+    if spec is not None:
+        env.spec = spec
     return env
+
+
+def _own_spec(env):
+    """The ``spec`` that ``gymnasium.make`` set on ``env`` itself (None for the AEC env and the bare class)."""
+    return vars(env).get("spec")
 
 
 class CopiesThroughState:
@@ -101,7 +110,8 @@ class CopiesThroughState:
         kwargs = dict(self._init_kwargs())
         if "game" in kwargs:
             kwargs["game"] = game_ref(kwargs["game"])
-        return (_rebuild, (type(self), FORMAT, kwargs, self._snapshot()))
+        spec = _own_spec(self)
+        return (_rebuild, (type(self), FORMAT, kwargs, self._snapshot(), *([spec] if spec is not None else [])))
 
     def __deepcopy__(self, memo):
         kwargs = self._init_kwargs()
@@ -110,6 +120,8 @@ class CopiesThroughState:
         other = type(self)(**copy.deepcopy(kwargs, memo))
         memo[id(self)] = other
         other._restore(copy.deepcopy(self._snapshot(), memo))
+        if _own_spec(self) is not None:
+            other.spec = copy.deepcopy(_own_spec(self), memo)
         return other
 
     def __copy__(self):
