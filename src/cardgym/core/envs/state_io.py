@@ -34,12 +34,27 @@ def parse_aec_state(env, data) -> tuple:
     if missing:
         raise ValueError(f"state_dict misses {missing}")
     arr = load_record(game, env.rules, data["record"])
-    rec = arr[0]
     possible = env.possible_agents
     agents = data["agents"]
     if not isinstance(agents, list) or agents != [a for a in possible if a in agents]:
         raise ValueError(f"state_dict agents {agents!r} must be distinct agents of {possible}, in seat order")
-    book = {"agents": list(agents)}
+    book = {"agents": list(agents), **_aec_per_agent(data, agents)}
+    sel = data["agent_selection"]
+    if sel not in possible or (agents and sel not in agents):
+        raise ValueError(f"state_dict agent_selection {sel!r} is not one of the agents {agents or possible}")
+    skip = data.get("skip_agent_selection")
+    if skip is not None and skip not in possible:
+        raise ValueError(f"state_dict skip_agent_selection {skip!r} is not one of {possible}")
+    book["agent_selection"], book["skip_agent_selection"] = sel, skip
+    _check_aec_against_record(env, arr[0], book)
+    return arr, book
+
+
+def _aec_per_agent(data, agents) -> dict:
+    """The per-agent dicts of an AEC ``state_dict`` (``rewards``, ``cumulative_rewards``, ``terminations``,
+    ``truncations``, ``infos``), each checked to cover exactly ``agents`` with values of its kind, and
+    copied; or ``ValueError``."""
+    book = {}
     for key, kind in (("rewards", "number"), ("cumulative_rewards", "number"), ("terminations", "bool"),
                       ("truncations", "bool"), ("infos", "dict")):
         value = data[key]
@@ -51,13 +66,16 @@ def parse_aec_state(env, data) -> tuple:
             if not ok:
                 raise ValueError(f"state_dict {key}[{a!r}]={v!r} must be a {'finite ' * (kind == 'number')}{kind}")
         book[key] = copy.deepcopy(value) if kind == "dict" else {a: value[a] for a in agents}
-    sel = data["agent_selection"]
-    if sel not in possible or (agents and sel not in agents):
-        raise ValueError(f"state_dict agent_selection {sel!r} is not one of the agents {agents or possible}")
-    skip = data.get("skip_agent_selection")
-    if skip is not None and skip not in possible:
-        raise ValueError(f"state_dict skip_agent_selection {skip!r} is not one of {possible}")
-    book["agent_selection"], book["skip_agent_selection"] = sel, skip
+    return book
+
+
+def _check_aec_against_record(env, rec, book) -> None:
+    """``ValueError`` unless the bookkeeping ``book`` agrees with the record ``rec``: a running game has
+    every agent in, none done and its seat to act selected; a finished one has every agent terminated
+    (or truncated) as its status says; nonzero rewards are those of the record's last action. A game that
+    a wrapper ended (every agent both terminated and truncated while the record runs) is let be."""
+    possible = env.possible_agents
+    agents, sel, skip = book["agents"], book["agent_selection"], book["skip_agent_selection"]
     status, cur = int(rec["status"]), int(rec["current"])
     term, trunc, rew = book["terminations"], book["truncations"], book["rewards"]
     ended_by_wrapper = status == RUNNING and all(term[a] and trunc[a] for a in agents)
@@ -86,7 +104,6 @@ def parse_aec_state(env, data) -> tuple:
             raise ValueError(
                 f"state_dict rewards {rew} are neither zero nor the rewards of the record's last action {paid}"
             )
-    return arr, book
 
 
 def parse_single_state(env, data) -> tuple:

@@ -31,6 +31,21 @@ _MODES = {"next_step": AutoresetMode.NEXT_STEP, "same_step": AutoresetMode.SAME_
 MAX_NUM_ENVS = 2**18
 
 
+def _check_arguments(num_envs, new_episode, opponent) -> bool:
+    """Refuse a batch size out of 1..`MAX_NUM_ENVS`, a ``new_episode`` that is not callable and an empty
+    list of opponents; returns whether ``opponent`` is a list of several."""
+    if (isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer))
+            or not 1 <= num_envs <= MAX_NUM_ENVS):
+        raise ValueError(f"num_envs must be an integer in 1..{MAX_NUM_ENVS:,} (MAX_NUM_ENVS), got {num_envs!r}")
+    if new_episode is not None and not callable(new_episode):
+        raise ValueError(f"new_episode must be None or a callable (env_indices) -> (seeds, seats, opponents), "
+                         f"got {new_episode!r}")
+    several = isinstance(opponent, (list, tuple))
+    if several and not opponent:
+        raise ValueError("opponent must be a bot name, a model path, a policy or a non-empty list of those")
+    return several
+
+
 class CardGameVectorEnv(CopiesThroughState, VectorEnv):
     """``num_envs`` single-agent games of one cardgym game, stepped together.
 
@@ -87,15 +102,24 @@ class CardGameVectorEnv(CopiesThroughState, VectorEnv):
         new_episode=None,
         **options,
     ):
-        if (isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer))
-                or not 1 <= num_envs <= MAX_NUM_ENVS):
-            raise ValueError(f"num_envs must be an integer in 1..{MAX_NUM_ENVS:,} (MAX_NUM_ENVS), got {num_envs!r}")
-        if new_episode is not None and not callable(new_episode):
-            raise ValueError(f"new_episode must be None or a callable (env_indices) -> (seeds, seats, opponents), "
-                             f"got {new_episode!r}")
-        several = isinstance(opponent, (list, tuple))
-        if several and not opponent:
-            raise ValueError("opponent must be a bot name, a model path, a policy or a non-empty list of those")
+        several = _check_arguments(num_envs, new_episode, opponent)
+        self._set_opponents(game, opponent, several, new_episode, options, observation)
+        self._options, self._autoreset_mode = dict(options), autoreset_mode
+        if autoreset_mode not in _MODES:
+            raise ValueError(f"autoreset_mode must be one of {sorted(_MODES)}, got {autoreset_mode!r}")
+        self._set_game(game, opponent, observation, options)
+        self._seat_choice = resolve_seat(seat, self.rules.num_players)
+        check_learner_can_act(self.rules, self._seat_choice)
+        self._same_step = autoreset_mode == "same_step"
+        self.copy = bool(copy)
+        penalty = check_penalty(illegal_penalty)
+        low = self._set_spaces(int(num_envs), autoreset_mode)
+        self._set_batch(low, penalty)
+        self._set_engine(observation)
+
+    def _set_opponents(self, game, opponent, several, new_episode, options, observation) -> None:
+        """Whether the episodes are driven from Python (`EpisodeDriver`), and the opponents it plays with
+        their ids (none when a single bot plays inside the compiled step)."""
         # a model path, a Python policy, several opponents or a caller choosing the deals: the episodes
         # are driven from Python (`EpisodeDriver`); a single bot name: all inside the compiled step
         self._python = several or new_episode is not None or not is_bot_name(game, opponent)
@@ -108,9 +132,10 @@ class CardGameVectorEnv(CopiesThroughState, VectorEnv):
         self._pid_id = list(range(len(self._opponents)))
         self._next_id = max(1, len(self._opponents))
         self._new_episode = new_episode
-        self._options, self._autoreset_mode = dict(options), autoreset_mode
-        if autoreset_mode not in _MODES:
-            raise ValueError(f"autoreset_mode must be one of {sorted(_MODES)}, got {autoreset_mode!r}")
+
+    def _set_game(self, game, opponent, observation, options) -> None:
+        """The game, its rules, the compiled bot and encoder (only these are compiled); the encoder must be
+        flat."""
         self.game = game
         self.rules = game.make_rules(**options)
         self._params = self.rules.params()
@@ -124,21 +149,23 @@ class CardGameVectorEnv(CopiesThroughState, VectorEnv):
                 f"the vector env needs a flat (compiled) encoder; {observation!r} is a dict encoder. "
                 f"Flat encoders: {sorted(k for k, v in game.encoders.items() if not isinstance(v, DictEncoder))}"
             )
-        self._seat_choice = resolve_seat(seat, self.rules.num_players)
-        check_learner_can_act(self.rules, self._seat_choice)
-        self._same_step = autoreset_mode == "same_step"
-        self.copy = bool(copy)
-        penalty = check_penalty(illegal_penalty)
-        n = int(num_envs)
+
+    def _set_spaces(self, n: int, autoreset_mode: str):
+        """The batch size, the Gymnasium spaces and metadata; returns the observation's lower bounds."""
         self.num_envs = n
         low, high = self.encoder.bounds(self.rules)
         self.single_observation_space = spaces.Box(low, high, dtype=np.float32)
-        self.single_action_space = spaces.Discrete(game.num_actions)
+        self.single_action_space = spaces.Discrete(self.game.num_actions)
         self.observation_space = batch_space(self.single_observation_space, n)
         self.action_space = batch_space(self.single_action_space, n)
         self.metadata = {"autoreset_mode": _MODES[autoreset_mode], "render_modes": []}
         self.render_mode = None
-        b = self._batch = new_batch(game, n, low.shape[0])  # the compiled loops' arrays
+        return low
+
+    def _set_batch(self, low, penalty) -> None:
+        """The compiled loops' arrays (`new_batch`), the compiled step's `setup` and the step bookkeeping."""
+        n = self.num_envs
+        b = self._batch = new_batch(self.game, n, low.shape[0])  # the compiled loops' arrays
         self._states, self._masks, self._obs, self._final = b.states, b.masks, b.obs, b.final_obs
         self._seats, self._rew, self._term, self._trunc = b.seats, b.rewards, b.terminated, b.truncated
         self._illegal, self._needs_reset, self._acts = b.illegal, b.needs_reset, b.actions
@@ -152,13 +179,15 @@ class CardGameVectorEnv(CopiesThroughState, VectorEnv):
         self._started = False
         self.decisions = 0  # every seat's decisions taken so far (benchmarks read it)
         self.seat_rewards = None
-        # the engine that plays the opponents (core/envs/vector_engines.py); its records, masks and seats are
-        # the env's
+
+    def _set_engine(self, observation) -> None:
+        """The engine that plays the opponents (core/envs/vector_engines.py); its records, masks and seats
+        are the env's."""
         self._engine = (DriverEngine(self, observation) if self._python else CompiledEngine(self))
         self._driver = self._engine.driver
         self._states, self._masks, self._seats = self._engine.states, self._engine.masks, self._engine.seats
         if self._python:
-            self.seat_rewards = np.zeros((n, game.max_players), np.float32)
+            self.seat_rewards = np.zeros((self.num_envs, self.game.max_players), np.float32)
 
     @staticmethod
     def _resolve(game, opponent, options, observation):
