@@ -236,6 +236,87 @@ def _contract_error(package: str, file: str, what: str) -> TypeError:
     return TypeError(f"game folder {package}: {file} {what} (see docs/api.md, 'Adding a game')")
 
 
+
+def _check_contract_version(package: str, contract) -> None:
+    """``TypeError`` unless ``contract`` (``from_package(contract=N)``) is a version this cardgym implements,
+    1 to `CONTRACT_VERSION`; a later one says to upgrade cardgym."""
+    if isinstance(contract, bool) or not isinstance(contract, int) or not 1 <= contract <= CONTRACT_VERSION:
+        raise _contract_error(package, "__init__.py", (
+            f"declares contract={contract!r}, but this cardgym implements contract versions 1 to "
+            f"{CONTRACT_VERSION}" + (" (upgrade cardgym)" if isinstance(contract, int)
+                                     and not isinstance(contract, bool) and contract > CONTRACT_VERSION else "")))
+
+
+def _required_exports(package: str) -> dict:
+    """``{(module, name): value}`` of the names of `EXPORTS` the game folder's modules define, imported by
+    name; ``TypeError`` naming the first missing module or name."""
+    got = {}
+    for module, names in EXPORTS.items():
+        if importlib.util.find_spec(f"{package}.{module}") is None:
+            raise TypeError(
+                f"game folder {package}: has no {module}.py (it must define {', '.join(names)}; "
+                "see docs/api.md, 'The game contract')"
+            )
+        mod = importlib.import_module(f"{package}.{module}")
+        for n in names:
+            if not hasattr(mod, n):
+                raise _contract_error(package, f"{module}.py", f"must define {n}")
+            got[(module, n)] = getattr(mod, n)
+    return got
+
+
+def _optional_exports(package: str, got: dict) -> dict:
+    """Add the names of `OPTIONAL_EXPORTS` to ``got`` (None when a module present leaves one out; none at
+    all for a module left out) and return the game's bots: the core's ``random`` (`bot_random`, unless the
+    game's ``bots.BOTS`` brings its own), then ``bots.BOTS``, ``expert.BOTS`` and ``search.BOTS``. A module
+    of bots must define ``BOTS`` as a dict: else ``TypeError``."""
+    bots = {}
+    for module, names in OPTIONAL_EXPORTS.items():
+        if importlib.util.find_spec(f"{package}.{module}") is None:
+            continue
+        mod = importlib.import_module(f"{package}.{module}")
+        for n in names:
+            got[(module, n)] = getattr(mod, n, None)
+        if names == ("BOTS",):
+            if got[(module, "BOTS")] is None:
+                raise _contract_error(package, f"{module}.py", "must define BOTS (a dict of name -> bot)")
+            if not isinstance(got[(module, "BOTS")], Mapping):
+                raise _contract_error(package, f"{module}.py", "BOTS must be a dict of name -> compiled bot, "
+                                                                f"got {type(got[(module, 'BOTS')]).__name__}")
+            bots.update(got[(module, "BOTS")])
+    if "random" not in bots:
+        bots = {"random": bot_random, **bots}
+    return bots
+
+
+def _exported_fields(got: dict) -> dict:
+    """The `GameSpec` fields that the game folder's exports ``got`` give (`from_package`): the optional
+    ones None when the game leaves them out."""
+    return dict(
+        min_players=got[("rules", "MIN_PLAYERS")],
+        max_players=got[("rules", "MAX_PLAYERS")],
+        num_actions=got[("rules", "NUM_ACTIONS")],
+        rules_cls=got[("rules", "RULES")],
+        state_dtype=got[("rules", "STATE_DTYPE")],
+        deck=got[("rules", "DECK")],
+        reset=got[("kernels", "reset")],
+        legal=got[("kernels", "legal")],
+        apply=got[("kernels", "apply")],
+        state_vector=got[("kernels", "state_vector")],
+        state_size=got[("observe", "state_size")],
+        encoders=dict(got[("observe", "ENCODERS")]),
+        world=got.get(("observe", "WORLD")),
+        action_to_str=got[("text", "action_to_str")],
+        describe_action=got.get(("text", "describe_action")),
+        render_ansi=got[("text", "render_ansi")],
+        result=got[("text", "result")],
+        scene=got.get(("scene", "scene")),
+        palette=got.get(("scene", "PALETTE")),
+        action_refs=got.get(("scene", "action_refs")),
+        check_state=got.get(("invariants", "check_state")),
+        cards_of=got.get(("invariants", "cards_of")),
+    )
+
 @dataclass(frozen=True)
 class GameSpec:
     """Everything the environment layers need to know about one game."""
@@ -345,39 +426,9 @@ class GameSpec:
         option missing (`REQUIRED_OPTIONS`), an unknown utility or contract version: each is a
         ``TypeError`` naming the folder, the file and the missing piece."""
         name = package.rsplit(".", 1)[-1]
-        if isinstance(contract, bool) or not isinstance(contract, int) or not 1 <= contract <= CONTRACT_VERSION:
-            raise _contract_error(package, "__init__.py", (
-                f"declares contract={contract!r}, but this cardgym implements contract versions 1 to "
-                f"{CONTRACT_VERSION}" + (" (upgrade cardgym)" if isinstance(contract, int)
-                                         and not isinstance(contract, bool) and contract > CONTRACT_VERSION else "")))
-        got = {}
-        for module, names in EXPORTS.items():
-            if importlib.util.find_spec(f"{package}.{module}") is None:
-                raise TypeError(
-                    f"game folder {package}: has no {module}.py (it must define {', '.join(names)}; "
-                    "see docs/api.md, 'The game contract')"
-                )
-            mod = importlib.import_module(f"{package}.{module}")
-            for n in names:
-                if not hasattr(mod, n):
-                    raise _contract_error(package, f"{module}.py", f"must define {n}")
-                got[(module, n)] = getattr(mod, n)
-        bots = {}
-        for module, names in OPTIONAL_EXPORTS.items():
-            if importlib.util.find_spec(f"{package}.{module}") is None:
-                continue
-            mod = importlib.import_module(f"{package}.{module}")
-            for n in names:
-                got[(module, n)] = getattr(mod, n, None)
-            if names == ("BOTS",):
-                if got[(module, "BOTS")] is None:
-                    raise _contract_error(package, f"{module}.py", "must define BOTS (a dict of name -> bot)")
-                if not isinstance(got[(module, "BOTS")], Mapping):
-                    raise _contract_error(package, f"{module}.py", "BOTS must be a dict of name -> compiled bot, "
-                                                                    f"got {type(got[(module, 'BOTS')]).__name__}")
-                bots.update(got[(module, "BOTS")])
-        if "random" not in bots:
-            bots = {"random": bot_random, **bots}
+        _check_contract_version(package, contract)
+        got = _required_exports(package)
+        bots = _optional_exports(package, got)
         _check_contract(package, got, bots, title=title, gym_name=gym_name, version=version, meta=meta)
         return cls(
             name=name,
@@ -385,30 +436,9 @@ class GameSpec:
             title=title,
             env_name=f"{name}_v{version}",
             gym_id=f"cardgym/{gym_name}-v{version}",
-            min_players=got[("rules", "MIN_PLAYERS")],
-            max_players=got[("rules", "MAX_PLAYERS")],
-            num_actions=got[("rules", "NUM_ACTIONS")],
-            rules_cls=got[("rules", "RULES")],
-            state_dtype=got[("rules", "STATE_DTYPE")],
-            deck=got[("rules", "DECK")],
-            reset=got[("kernels", "reset")],
-            legal=got[("kernels", "legal")],
-            apply=got[("kernels", "apply")],
-            state_vector=got[("kernels", "state_vector")],
-            state_size=got[("observe", "state_size")],
-            encoders=dict(got[("observe", "ENCODERS")]),
-            world=got.get(("observe", "WORLD")),
             bots=bots,
-            action_to_str=got[("text", "action_to_str")],
-            describe_action=got.get(("text", "describe_action")),
-            render_ansi=got[("text", "render_ansi")],
-            result=got[("text", "result")],
-            scene=got.get(("scene", "scene")),
-            palette=got.get(("scene", "PALETTE")),
-            action_refs=got.get(("scene", "action_refs")),
-            check_state=got.get(("invariants", "check_state")),
-            cards_of=got.get(("invariants", "cards_of")),
             contract=contract,
+            **_exported_fields(got),
             **meta,
         )
 
@@ -564,85 +594,118 @@ class GameSpec:
 def _check_contract(package: str, got: dict, bots: dict, *, title, gym_name, version, meta) -> None:
     """The contract of a game folder beyond its names (`GameSpec.from_package`): each failure a
     ``TypeError`` naming the folder, the file and the piece."""
-    from cardgym.core.state.rules import Rules
+    _check_arguments(package, title=title, gym_name=gym_name, version=version, meta=meta)
+    _check_rules(package, got)
+    _check_encoders(package, got)
+    _check_abilities(package, got, bots)
 
-    def fail(file, what):
-        raise _contract_error(package, file, what)
+
+def _fail(package: str, file: str, what: str):
+    """Raise the contract's ``TypeError`` (`_contract_error`) for ``file`` of the folder ``package``."""
+    raise _contract_error(package, file, what)
+
+
+def _check_arguments(package: str, *, title, gym_name, version, meta) -> None:
+    """The arguments ``__init__.py`` passes to `GameSpec.from_package`: title, gym name, version, and the
+    typed fields of ``meta`` that the core reads (utility, standing, test configs)."""
+
+    def fail(what):
+        _fail(package, "__init__.py", what)
 
     for key, value in (("title", title), ("gym_name", gym_name)):
         if not isinstance(value, str) or not value:
-            fail("__init__.py", f"must pass {key}= as a non-empty string to GameSpec.from_package, got {value!r}")
+            fail(f"must pass {key}= as a non-empty string to GameSpec.from_package, got {value!r}")
     if not isinstance(gym_name, str) or not gym_name.isidentifier():
-        fail("__init__.py", f"gym_name= must be an identifier (it names the Gymnasium class), got {gym_name!r}")
+        fail(f"gym_name= must be an identifier (it names the Gymnasium class), got {gym_name!r}")
     if isinstance(version, bool) or not isinstance(version, int) or version < 0:
-        fail("__init__.py", f"version= must be an integer >= 0 (the -vN of the env ids), got {version!r}")
+        fail(f"version= must be an integer >= 0 (the -vN of the env ids), got {version!r}")
     utility = meta.get("utility", "head_to_head")
     if utility not in UTILITIES:
-        fail("__init__.py", f"utility={utility!r} is not one of {sorted(UTILITIES)}")
+        fail(f"utility={utility!r} is not one of {sorted(UTILITIES)}")
     standing = meta.get("standing")
     if standing is not None and not (isinstance(standing, Standing) and isinstance(standing.key, str)
                                      and standing.better in ("lower", "higher")):
-        fail("__init__.py", f"standing= must be None or a Standing(key, better='lower'|'higher'), got {standing!r}")
+        fail(f"standing= must be None or a Standing(key, better='lower'|'higher'), got {standing!r}")
     configs = meta.get("test_configs", ({},))
     if (isinstance(configs, (str, Mapping)) or not isinstance(configs, Sequence) or not configs
             or not all(isinstance(c, Mapping) for c in configs)):
-        fail("__init__.py", f"test_configs= must be a non-empty list of rule-option dicts, got {configs!r}")
+        fail(f"test_configs= must be a non-empty list of rule-option dicts, got {configs!r}")
+
+
+def _check_rules(package: str, got: dict) -> None:
+    """``rules.py``: the player and action counts, the `Rules` dataclass and its required options, the
+    record dtype (the common header first) and the deck."""
+    from cardgym.core.state.rules import Rules
+
+    def fail(what):
+        _fail(package, "rules.py", what)
 
     lo, hi, na = got[("rules", "MIN_PLAYERS")], got[("rules", "MAX_PLAYERS")], got[("rules", "NUM_ACTIONS")]
     for key, value in (("MIN_PLAYERS", lo), ("MAX_PLAYERS", hi), ("NUM_ACTIONS", na)):
         if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-            fail("rules.py", f"{key} must be an integer >= 1, got {value!r}")
+            fail(f"{key} must be an integer >= 1, got {value!r}")
     if lo > hi:
-        fail("rules.py", f"MIN_PLAYERS={lo} is above MAX_PLAYERS={hi}")
+        fail(f"MIN_PLAYERS={lo} is above MAX_PLAYERS={hi}")
     rules_cls = got[("rules", "RULES")]
     if not (isinstance(rules_cls, type) and issubclass(rules_cls, Rules) and dataclasses.is_dataclass(rules_cls)):
-        fail("rules.py", f"RULES must be a dataclass subclass of cardgym.core.state.rules.Rules, got {rules_cls!r}")
+        fail(f"RULES must be a dataclass subclass of cardgym.core.state.rules.Rules, got {rules_cls!r}")
     fields = {f.name for f in dataclasses.fields(rules_cls)}
     for option in REQUIRED_OPTIONS:
         if option not in fields:
-            fail("rules.py", f"RULES ({rules_cls.__name__}) must have the rule option {option!r} "
-                             f"(every game has {', '.join(REQUIRED_OPTIONS)})")
+            fail(f"RULES ({rules_cls.__name__}) must have the rule option {option!r} "
+                 f"(every game has {', '.join(REQUIRED_OPTIONS)})")
     dtype = got[("rules", "STATE_DTYPE")]
     header = state_dtype(int(hi), [])
     if not isinstance(dtype, np.dtype) or dtype.names is None or dtype.names[:len(header.names)] != header.names:
-        fail("rules.py", "STATE_DTYPE must be built by cardgym.core.spec.game.state_dtype(MAX_PLAYERS, fields) "
-                         f"(the common header first), got {dtype!r}")
+        fail("STATE_DTYPE must be built by cardgym.core.spec.game.state_dtype(MAX_PLAYERS, fields) "
+             f"(the common header first), got {dtype!r}")
     if dtype["reward"].shape != (int(hi),):
-        fail("rules.py", f"STATE_DTYPE's reward must hold MAX_PLAYERS={hi} seats, got {dtype['reward'].shape}")
+        fail(f"STATE_DTYPE's reward must hold MAX_PLAYERS={hi} seats, got {dtype['reward'].shape}")
     deck = got[("rules", "DECK")]
     if not (isinstance(deck, np.ndarray) and deck.ndim == 1 and np.issubdtype(deck.dtype, np.integer)):
-        fail("rules.py", f"DECK must be a 1-d integer numpy array of card codes, got {type(deck).__name__}")
+        fail(f"DECK must be a 1-d integer numpy array of card codes, got {type(deck).__name__}")
+
+
+def _check_encoders(package: str, got: dict) -> None:
+    """``observe.py``'s ``ENCODERS``: encoders only, ``vector`` first and flat, at most `MAX_FLAT_ENCODERS`
+    flat ones."""
+
+    def fail(what):
+        _fail(package, "observe.py", what)
 
     encoders = got[("observe", "ENCODERS")]
     if not isinstance(encoders, Mapping) or not encoders or next(iter(encoders)) != "vector":
-        fail("observe.py", "ENCODERS must be a dict of encoders whose first is 'vector' (the default)")
+        fail("ENCODERS must be a dict of encoders whose first is 'vector' (the default)")
     for key, enc in encoders.items():
         if not isinstance(enc, (FlatEncoder, DictEncoder)):
-            fail("observe.py", f"ENCODERS[{key!r}] must be a FlatEncoder or DictEncoder, got {type(enc).__name__}")
+            fail(f"ENCODERS[{key!r}] must be a FlatEncoder or DictEncoder, got {type(enc).__name__}")
     if not isinstance(encoders["vector"], FlatEncoder):
-        fail("observe.py", "ENCODERS['vector'] must be a FlatEncoder (the compiled default observation)")
+        fail("ENCODERS['vector'] must be a FlatEncoder (the compiled default observation)")
     flats = sum(isinstance(e, FlatEncoder) for e in encoders.values())
     if flats > MAX_FLAT_ENCODERS:
-        fail("observe.py", f"ENCODERS holds {flats} flat encoders; the compiled dispatch holds at most "
-                           f"{MAX_FLAT_ENCODERS}")
+        fail(f"ENCODERS holds {flats} flat encoders; the compiled dispatch holds at most {MAX_FLAT_ENCODERS}")
 
+
+def _check_abilities(package: str, got: dict, bots: dict) -> None:
+    """The bots (``random`` first, at most `MAX_BOTS`), every lower-case export a function, a scene with its
+    palette, and a ``WORLD`` that is a `Hidden`."""
     if list(bots)[:len(REQUIRED_BOTS)] != list(REQUIRED_BOTS):
-        fail("bots.py", f"BOTS may start with the game's own random bot, but random must come first "
-                        f"(bot 0 of every game), got {list(bots)}")
+        _fail(package, "bots.py", f"BOTS may start with the game's own random bot, but random must come first "
+                                  f"(bot 0 of every game), got {list(bots)}")
     if len(bots) > MAX_BOTS:
-        fail("bots.py", f"the game has {len(bots)} bots ({', '.join(bots)}: the core's random, bots.py, expert.py and "
-                        f"search.py together); the compiled dispatch holds at most {MAX_BOTS}")
+        _fail(package, "bots.py", f"the game has {len(bots)} bots ({', '.join(bots)}: the core's random, bots.py, "
+                                  f"expert.py and search.py together); the compiled dispatch holds at most {MAX_BOTS}")
     for (module, n), value in got.items():
         if n.islower() and value is not None and not callable(value):
-            fail(f"{module}.py", f"{n} must be a function, got {type(value).__name__}")
+            _fail(package, f"{module}.py", f"{n} must be a function, got {type(value).__name__}")
     if got.get(("scene", "scene")) is not None and got.get(("scene", "PALETTE")) is None:
-        fail("scene.py", "must define PALETTE (a cardgym.render.scene.Palette) beside scene")
+        _fail(package, "scene.py", "must define PALETTE (a cardgym.render.scene.Palette) beside scene")
     world = got.get(("observe", "WORLD"))
     if world is not None:
         from cardgym.core.spec.worlds import Hidden
 
         if not isinstance(world, Hidden):
-            fail("observe.py", f"WORLD must be a cardgym.kit.Hidden, got {type(world).__name__}")
+            _fail(package, "observe.py", f"WORLD must be a cardgym.kit.Hidden, got {type(world).__name__}")
 
 
 def replace(spec: GameSpec, **changes) -> GameSpec:
