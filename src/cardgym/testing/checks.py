@@ -420,8 +420,7 @@ def check_hidden(ctx: Context) -> None:
             same(r.record, honest_redeal(r.record, places, own), seat,
                  f"the check's own re-deal of {places.describe() or 'nothing'}")
             worlds = sample_worlds(game, r.rules, r.record, seat, int(rng.integers(2**63)), 48, check=False)
-            check_redeals_every_hidden_place(game, r.rules, r.record, seat, places, worlds,
-                                             f"decision {visits[0]}")
+            check_redeals_every_hidden_place(r.record, seat, places, worlds, f"decision {visits[0]}")
 
     random_walk(main, rng, max(1, ctx.steps // 2), visit)
     if game.cards_of is None:

@@ -572,7 +572,7 @@ def honest_redeal(record, places: Places, rng) -> np.ndarray:
     return out[0]
 
 
-def check_redeals_every_hidden_place(game, rules, record, seat: int, places: Places, worlds, where: str) -> None:
+def check_redeals_every_hidden_place(record, seat: int, places: Places, worlds, where: str) -> None:
     """Raise ``AssertionError`` unless the worlds (records the game's ``WORLD`` dealt for ``seat``) move
     the card of every hidden place that the unseen cards allow to change: a place is held to it when no
     code makes up more than 3/4 of the unseen cards (then ``len(worlds)`` >= 48 uniform deals leave it
@@ -734,59 +734,90 @@ def check_sample_world(game, options: dict | None = None, *, states: int = 4, sa
             where = f"{label} state {k} seat {seat}"
             base = _observations(game, rules, real, seat)
             worlds = sampler(game, rules, real, seat, seed + 7919 * k + seat, samples)
-            for i in range(min(samples, 8)):
-                got = _observations(game, rules, worlds[i], seat)
-                for name in base:
-                    assert _same(base[name], got[name]), f"{where}: the {name!r} observation differs in world {i}"
-                try:
-                    if game.check_state is not None:  # invariants are optional (then nothing to check)
-                        game.validate_record(worlds[i], rules)
-                except ValueError as exc:
-                    raise AssertionError(f"{where}: world {i} is not a valid state: {exc}") from None
-                if game.cards_of is not None:
-                    cards = np.sort(np.asarray(game.cards_of(worlds[i], rules), np.int64))
-                    assert np.array_equal(cards, deck), f"{where}: world {i} does not hold the deck's cards"
-            # 3: another real game the seat cannot tell apart (its hidden cards dealt otherwise)
-            other = sample_world(game, rules, real, seat, 10**9 + 31 * k + seat, check=check)
-            for sd in (1, 2, 3):
-                a = sampler(game, rules, real, seat, sd, 1)[0]
-                b = sampler(game, rules, other, seat, sd, 1)[0]
-                diff = _fields_equal(a, b)
-                assert diff is None, (
-                    f"{where}: two games that look the same to the seat give different worlds for seed {sd} "
-                    f"(field {diff}): the world depends on the true hidden cards")
-            # 4: frequencies over every place that holds a card the seat has not seen, found by the check
-            # itself (`hidden_places`), not by what the game's re-deal happens to change; a game without
-            # cards_of: the places its own re-deal changes
-            places = hidden_places(game, rules, real, seat)
-            if places is not None:
-                ref = real[None]
-                pos, rows = list(places.hidden), list(places.hidden_rows)
-            else:
-                ref = sample_worlds(game, rules, real, seat, seed + 1, samples, check=check)
-                pos, rows = _hidden_elements(game, ref, w)
-            if not pos and not rows:
-                continue
-            # the unseen multiset by code (bin = code + 128: a card code may be negative, e.g. a card worth -2)
-            pool = np.zeros(_BINS, np.int64)
-            for f, e in pos:
-                pool[int(ref[f].reshape(ref.shape[0], -1)[0, e]) + 128] += 1
-            for f, j in rows:
-                pool[128: 128 + ref[f].shape[2]] += ref[f][0, j].astype(np.int64)
-            total = pool.sum()
-            if w.possible is not None:  # constrained rules: compare with uniform deals among possible worlds
-                tests += _possible_tests(rules, real, worlds, ref, pos, rows, w.possible, where, seed + 13 * k + seat)
-                continue
-            for f, e in pos:
-                obs = np.bincount(worlds[f].reshape(samples, -1)[:, e].astype(np.int64) + 128, minlength=_BINS)
-                stat, df = _chi2(obs[:_BINS].astype(float), samples * pool / total)
-                tests.append((f"{where}: {f}{e}", stat, df))
-            for f, j in rows:
-                got = worlds[f][:, j].astype(np.int64).sum(axis=0)
-                size = int(ref[f][0, j].sum())
-                stat, df = _chi2(got.astype(float), samples * size * pool[128: 128 + got.shape[0]] / total)
-                tests.append((f"{where}: {f}[{j}] counts", stat, df))
+            _check_worlds_look_the_same(game, rules, seat, base, worlds, min(samples, 8), deck, where)
+            _check_worlds_ignore_the_hidden(game, rules, real, seat, sampler,
+                                            10**9 + 31 * k + seat, check, where)
+            tests += _frequency_tests(game, rules, real, seat, worlds, samples, w,
+                                      (seed + 1, seed + 13 * k + seat), check, where)
     tests = [t for t in tests if t[2] >= 1]
+    min_p = _check_frequencies(tests, samples, alpha)
+    return {"states": len(reals), "seats": n, "tests": len(tests), "min_p": min_p}
+
+
+def _check_worlds_look_the_same(game, rules, seat: int, base: dict, worlds, count: int, deck, where: str) -> None:
+    """Checks 1 and 2 of `check_sample_world` on the first ``count`` worlds: each gives ``seat`` the
+    observations ``base`` of the real game (and the same legal mask), passes the game's invariants and holds
+    every card of ``deck``."""
+    for i in range(count):
+        got = _observations(game, rules, worlds[i], seat)
+        for name in base:
+            assert _same(base[name], got[name]), f"{where}: the {name!r} observation differs in world {i}"
+        try:
+            if game.check_state is not None:  # invariants are optional (then nothing to check)
+                game.validate_record(worlds[i], rules)
+        except ValueError as exc:
+            raise AssertionError(f"{where}: world {i} is not a valid state: {exc}") from None
+        if game.cards_of is not None:
+            cards = np.sort(np.asarray(game.cards_of(worlds[i], rules), np.int64))
+            assert np.array_equal(cards, deck), f"{where}: world {i} does not hold the deck's cards"
+
+
+def _check_worlds_ignore_the_hidden(game, rules, real, seat: int, sampler, other_seed: int, check: bool,
+                                    where: str) -> None:
+    """Check 3 of `check_sample_world`: another real game the seat cannot tell apart (a world of ``real``
+    drawn from ``other_seed``: its hidden cards dealt otherwise) gives the same worlds, seed for seed."""
+    other = sample_world(game, rules, real, seat, other_seed, check=check)
+    for sd in (1, 2, 3):
+        a = sampler(game, rules, real, seat, sd, 1)[0]
+        b = sampler(game, rules, other, seat, sd, 1)[0]
+        diff = _fields_equal(a, b)
+        assert diff is None, (
+            f"{where}: two games that look the same to the seat give different worlds for seed {sd} "
+            f"(field {diff}): the world depends on the true hidden cards")
+
+
+def _frequency_tests(game, rules, real, seat: int, worlds, samples: int, w: Hidden, seeds: tuple, check: bool,
+                     where: str) -> list:
+    """The chi-square tests of check 4 of `check_sample_world`, ``[(label, statistic, df)]``: over every
+    place that holds a card ``seat`` has not seen, found by the check itself (`hidden_places`), not by what
+    the game's re-deal happens to change (a game without ``cards_of``: the places its own re-deal changes,
+    in worlds drawn from ``seeds[0]``), the frequencies of the cards in ``worlds`` against the unseen
+    multiset's; against uniform deals among the possible worlds (drawn from ``seeds[1]``) when
+    ``WORLD.possible`` constrains the deal."""
+    places = hidden_places(game, rules, real, seat)
+    if places is not None:
+        ref = real[None]
+        pos, rows = list(places.hidden), list(places.hidden_rows)
+    else:
+        ref = sample_worlds(game, rules, real, seat, seeds[0], samples, check=check)
+        pos, rows = _hidden_elements(game, ref, w)
+    if not pos and not rows:
+        return []
+    # the unseen multiset by code (bin = code + 128: a card code may be negative, e.g. a card worth -2)
+    pool = np.zeros(_BINS, np.int64)
+    for f, e in pos:
+        pool[int(ref[f].reshape(ref.shape[0], -1)[0, e]) + 128] += 1
+    for f, j in rows:
+        pool[128: 128 + ref[f].shape[2]] += ref[f][0, j].astype(np.int64)
+    total = pool.sum()
+    if w.possible is not None:  # constrained rules: compare with uniform deals among possible worlds
+        return _possible_tests(rules, real, worlds, ref, pos, rows, w.possible, where, seeds[1])
+    tests = []
+    for f, e in pos:
+        obs = np.bincount(worlds[f].reshape(samples, -1)[:, e].astype(np.int64) + 128, minlength=_BINS)
+        stat, df = _chi2(obs[:_BINS].astype(float), samples * pool / total)
+        tests.append((f"{where}: {f}{e}", stat, df))
+    for f, j in rows:
+        got = worlds[f][:, j].astype(np.int64).sum(axis=0)
+        size = int(ref[f][0, j].sum())
+        stat, df = _chi2(got.astype(float), samples * size * pool[128: 128 + got.shape[0]] / total)
+        tests.append((f"{where}: {f}[{j}] counts", stat, df))
+    return tests
+
+
+def _check_frequencies(tests: list, samples: int, alpha: float) -> float:
+    """Every test's statistic below the ``1 - alpha / len(tests)`` chi-square quantile (Bonferroni over the
+    tests); returns the smallest p-value (1.0 with no test)."""
     min_p = 1.0
     for name, stat, df in tests:
         limit = chi2_quantile(alpha / len(tests), df)
@@ -794,4 +825,4 @@ def check_sample_world(game, options: dict | None = None, *, states: int = 4, sa
             f"{name}: the cards' frequencies over {samples} worlds are not those of the unseen cards "
             f"(chi-square {stat:.1f} > {limit:.1f}, df {df}, alpha {alpha} over {len(tests)} tests)")
         min_p = min(min_p, chi2_sf(stat, df))
-    return {"states": len(reals), "seats": n, "tests": len(tests), "min_p": min_p}
+    return min_p
