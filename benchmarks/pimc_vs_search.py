@@ -46,7 +46,7 @@ class CompiledSearchPlayer:
         self.rules = self.game.make_rules()
 
     def act_records(self, records, masks):
-        from cardgym.core.spec import worlds
+        from cardgym.core.contract import worlds
 
         return worlds.bot_actions(self.game, self.rules, records, "search")
 

@@ -5,11 +5,11 @@
 
 The player of docs/hidden_information.md, written to be read and changed: Perfect Information Monte
 Carlo. For the seat to act, the candidates are the ``expert``'s action and every other legal action;
-``rollouts`` worlds consistent with what the seat knows are drawn (`cardgym.core.spec.worlds.sample_worlds`:
+``rollouts`` worlds consistent with what the seat knows are drawn (`cardgym.core.contract.worlds.sample_worlds`:
 its hidden cards dealt again from the cards it has not seen); every candidate is played in every world
 (the same worlds for every candidate: common random numbers), then the game goes on with the rollout
 bot for every seat for ``horizon`` turns, all candidates and worlds in two compiled calls
-(`cardgym.core.spec.worlds.apply_actions`, `cardgym.core.spec.worlds.play_out`). A world is scored by the game's value (below); the expert's action
+(`cardgym.core.contract.worlds.apply_actions`, `cardgym.core.contract.worlds.play_out`). A world is scored by the game's value (below); the expert's action
 is kept unless another beats it by ``z`` standard errors of the paired differences.
 
 With its defaults it is the algorithm of the compiled ``search`` bot (kit/search_loop.py), and
@@ -32,7 +32,7 @@ import time
 import numpy as np
 
 import cardgym
-from cardgym.core.spec import worlds
+from cardgym.core.contract import worlds
 
 
 # ------------------------------------------------------------------------------ the value of a rollout

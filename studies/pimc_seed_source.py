@@ -20,7 +20,7 @@ import numpy as np
 from numba import njit
 
 import cardgym
-from cardgym.core.spec import worlds
+from cardgym.core.contract import worlds
 from cardgym.core.compiled.rng import bot_below
 
 ROOT = Path(__file__).resolve().parents[1]

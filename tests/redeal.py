@@ -1,11 +1,11 @@
-"""The re-deal of the leak tests: a world of one seat (`cardgym.core.spec.worlds.sample_world`, the game's
+"""The re-deal of the leak tests: a world of one seat (`cardgym.core.contract.worlds.sample_world`, the game's
 ``WORLD``) that keeps the record's generators, so a bot reading ``bot_rng`` sees the same draws."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from cardgym.core.spec.worlds import sample_world
+from cardgym.core.contract.worlds import sample_world
 
 
 def redeal(game, rules, record, seat: int, rng):

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 import cardgym
-from cardgym.core.spec.game import CONTRACT_VERSION
+from cardgym.core.contract.game import CONTRACT_VERSION
 from cardgym.testing import check_game
 
 COMPAT = Path(__file__).with_name("compat")

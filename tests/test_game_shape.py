@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 import cardgym
-from cardgym.core.spec import worlds
-from cardgym.core.spec.game import (
+from cardgym.core.contract import worlds
+from cardgym.core.contract.game import (
     CONTRACT_VERSION,
     CONTRACT_VERSIONS,
     EXPORTS,
@@ -33,7 +33,7 @@ from cardgym.core.spec.game import (
 from cardgym.core.state.rules import Rules
 from cardgym.render.scene import Palette
 
-#: module -> every name it may export (docs/api.md, "The game contract"): the two tables of cardgym.core.spec.game
+#: module -> every name it may export (docs/api.md, "The game contract"): the two tables of cardgym.core.contract.game
 SHAPE = {m: EXPORTS.get(m, ()) + OPTIONAL_EXPORTS.get(m, ()) for m in {**EXPORTS, **OPTIONAL_EXPORTS}}
 FILES = {f"{m}.py" for m in SHAPE} | {"__init__.py"}
 #: the one extra file a game outside ``cardgym.games`` (a test game) may have: its plain-Python legality,
@@ -260,9 +260,9 @@ CONTRACT_BREAKS = [
                "RULES = dataclasses.make_dataclass('NoCap', [('num_players', int, 2)], bases=(RULES.__mro__[2],),"
                " frozen=True)\n"}, {}, r"rules\.py RULES \(NoCap\) must have the rule option 'max_turns'"),
     ({"rules": "import numpy as np\nSTATE_DTYPE = np.dtype([('x', np.int8)])\n"}, {},
-     r"rules\.py STATE_DTYPE must be built by cardgym\.core\.spec\.game\.state_dtype"),
+     r"rules\.py STATE_DTYPE must be built by cardgym\.core\.contract\.game\.state_dtype"),
     ({"observe": "ENCODERS = dict(reversed(list(ENCODERS.items())))\n"}, {}, r"observe\.py ENCODERS must be a dict"),
-    ({"bots": "from cardgym.core.spec.game import bot_random\nBOTS = {'greedy': BOTS['greedy'], 'random': bot_random}\n"},
+    ({"bots": "from cardgym.core.contract.game import bot_random\nBOTS = {'greedy': BOTS['greedy'], 'random': bot_random}\n"},
      {}, r"bots\.py BOTS may start with the game's own random bot, but random must come first"),
     ({"bots": "BOTS = dict(BOTS, extra=BOTS['greedy'])\n"}, {}, r"bots\.py the game has 5 bots .*at most 4"),
     ({"bots": "BOTS = None\n"}, {}, r"bots\.py must define BOTS"),

@@ -89,12 +89,12 @@ def test_the_scan_sees_what_it_must_refuse(tmp_path):
     pkg.mkdir()
     (pkg / "__init__.py").write_text("from ...kit import GameSpec\nfrom .._shared import presets\n")
     (pkg / "scene.py").write_text(
-        "import numpy as np\nfrom cardgym.core.spec.game import RUNNING\nfrom cardgym.render.scene import Card\n"
+        "import numpy as np\nfrom cardgym.core.contract.game import RUNNING\nfrom cardgym.render.scene import Card\n"
         "from ...kit.cards import top\nfrom .rules import X\n"
         "def f():\n    from ..skyjo import rules\n    from ... import registry\n")
     got = offending(pkg, "cardgym.games.demo")
     assert [g.split(" imports ")[1] for g in got] == [
-        "cardgym.core.spec.game", "cardgym.render.scene", "cardgym.kit.cards", "cardgym.games.skyjo",
+        "cardgym.core.contract.game", "cardgym.render.scene", "cardgym.kit.cards", "cardgym.games.skyjo",
         "cardgym.registry"], got
     assert all(p.name != "demo" for p, _ in PACKAGES)
 

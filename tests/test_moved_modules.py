@@ -86,9 +86,39 @@ def test_old_paths_of_the_earlier_docs_warn_naming_their_successor():
         "try:\n"
         "    g.no_such_name\n"
         "except AttributeError as e:\n"
-        "    assert 'now cardgym.core.spec.game' in str(e), e\n"
+        "    assert 'now cardgym.core.contract.game' in str(e), e\n"
         "else:\n"
         "    raise SystemExit('no AttributeError')\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-2000:] + proc.stdout
+
+
+@pytest.mark.subprocess
+def test_the_old_contract_package_path_warns_and_gives_the_same_objects():
+    """``cardgym.core.spec`` is now ``cardgym.core.contract``: a first import of an old path (nothing of
+    it imported under that name before) warns naming the new module and gives its very classes, and a
+    pickle that names the old module (a class pickled before the rename) still loads."""
+    code = (
+        "import pickle, warnings\n"
+        "import cardgym\n"
+        "with warnings.catch_warnings(record=True) as caught:\n"
+        "    warnings.simplefilter('always')\n"
+        "    import cardgym.core.spec.game as old\n"
+        "    from cardgym.core.spec.worlds import Hidden, sample_worlds\n"
+        "msgs = [str(w.message) for w in caught if w.category is DeprecationWarning]\n"
+        "assert any(m.startswith('cardgym.core.spec.game moved to cardgym.core.contract.game;') for m in msgs), msgs\n"
+        "assert any(m.startswith('cardgym.core.spec.worlds moved to cardgym.core.contract.worlds;') for m in msgs), msgs\n"
+        "import cardgym.core.contract.game as new, cardgym.core.contract.worlds as worlds, cardgym.kit as kit\n"
+        "assert old is new and old.GameSpec is new.GameSpec is kit.GameSpec, (old, new)\n"
+        "assert Hidden is worlds.Hidden is kit.Hidden and sample_worlds is worlds.sample_worlds\n"
+        "assert type(cardgym.get_game('skyjo')) is old.GameSpec\n"
+        "data = pickle.dumps(new.Standing('points'), protocol=0)\n"
+        "assert b'cardgym.core.contract.game' in data\n"
+        "with warnings.catch_warnings():\n"
+        "    warnings.simplefilter('ignore', DeprecationWarning)\n"
+        "    loaded = pickle.loads(data.replace(b'cardgym.core.contract.game', b'cardgym.core.spec.game'))\n"
+        "assert loaded == new.Standing('points') and type(loaded) is new.Standing\n"
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr[-2000:] + proc.stdout

@@ -15,7 +15,7 @@ import pytest
 from numba import njit
 
 import cardgym
-from cardgym.core.spec import worlds
+from cardgym.core.contract import worlds
 from cardgym.core.compiled.rng import bot_below
 from conftest import load_file
 

@@ -108,7 +108,7 @@ def test_a_game_is_read_without_importing_it(tmp_path):
     pkg.mkdir()
     (pkg / "__init__.py").write_text(
         'raise RuntimeError("discovery must not import a game")\n'
-        "from cardgym.core.spec.game import GameSpec\n"
+        "from cardgym.core.contract.game import GameSpec\n"
         'GAME = GameSpec.from_package(__name__, title="Lazy Game", gym_name="LazyGame", version=2)\n')
     sys.path.insert(0, str(tmp_path))
     try:
@@ -202,7 +202,7 @@ def test_a_name_taken_twice_is_refused(tmp_path):
     pkg = tmp_path / "skyjo_again" / "skyjo"
     pkg.mkdir(parents=True)
     (pkg / "__init__.py").write_text(
-        "from cardgym.core.spec.game import GameSpec\n"
+        "from cardgym.core.contract.game import GameSpec\n"
         'GAME = GameSpec.from_package(__name__, title="Skyjo again", gym_name="SkyjoAgain")\n')
     with pytest.raises(ValueError, match="game name 'skyjo' of skyjo .* is already taken by cardgym.games.skyjo"):
         registry.add(tmp_path / "skyjo_again")
@@ -244,7 +244,7 @@ def test_finishing_ranks_read_the_declared_standing():
 
     import numpy as np
 
-    from cardgym.core.spec.game import Standing
+    from cardgym.core.contract.game import Standing
     from cardgym.eval.ratings import finishing_ranks
 
     game = cardgym.get_game("skyjo")

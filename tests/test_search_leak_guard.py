@@ -7,7 +7,7 @@
 (b) Two records that differ only in their hidden cards give identical worlds and identical choices of
     every bot for the same seed (the same bot generator state).
 
-The search's worlds are replayed from Python: `cardgym.core.spec.worlds.sample_worlds` with the seed the
+The search's worlds are replayed from Python: `cardgym.core.contract.worlds.sample_worlds` with the seed the
 compiled search loop draws (``kit/search_loop.py``: the expert's choice first, then two draws of the bot
 generator; tests/test_worlds.py checks that world ``k`` is the deal of rollout ``k``). A decision
 counts only where the record's bot generator after the real search equals the replayed one after that
@@ -23,7 +23,7 @@ import pytest
 from numba import njit
 
 import cardgym
-from cardgym.core.spec import worlds
+from cardgym.core.contract import worlds
 from cardgym.core.compiled.rng import bot_below
 from cardgym.core.state.status import RUNNING
 from conftest import GAME_NAMES

@@ -1,4 +1,4 @@
-"""`sample_world` and its batched forms (`cardgym.core.spec.worlds`): for every game and test configuration,
+"""`sample_world` and its batched forms (`cardgym.core.contract.worlds`): for every game and test configuration,
 the checks of `check_sample_world` (the seat's observations and mask kept, a valid state, cards
 conserved, no dependence on the true hidden cards, the unseen cards' frequencies at every hidden place);
 that they fail on leaky samplers; the AEC and vector env methods; and that the compiled `search` bot
@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import cardgym
-from cardgym.core.spec import worlds
+from cardgym.core.contract import worlds
 from cardgym.core.compiled.rng import next_seed, seed_record
 from cardgym.core.state.status import RUNNING
 from conftest import CONFIGS, GAME_NAMES, config_id, module_of

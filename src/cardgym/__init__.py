@@ -40,12 +40,16 @@ _MOVED = {
 #: "Old import paths"): old path under ``cardgym.`` -> (its module now, where a game now imports its names
 #: (``cardgym.kit``) or None, modules that now hold names the old module also had)
 _MOVED_INSIDE = {
-    "core.game": ("cardgym.core.spec.game", "cardgym.kit", ("cardgym.core.state.status",)),
+    "core.game": ("cardgym.core.contract.game", "cardgym.kit", ("cardgym.core.state.status",)),
     "core.rng": ("cardgym.core.compiled.rng", "cardgym.kit", ()),
     "core.rules": ("cardgym.core.state.rules", "cardgym.kit", ()),
     "core.invariants": ("cardgym.core.state.invariants", "cardgym.kit", ()),
     "core.status": ("cardgym.core.state.status", "cardgym.kit", ()),
-    "core.worlds": ("cardgym.core.spec.worlds", "cardgym.kit", ()),
+    "core.worlds": ("cardgym.core.contract.worlds", "cardgym.kit", ()),
+    "core.spec": ("cardgym.core.contract", None, ()),
+    "core.spec.game": ("cardgym.core.contract.game", "cardgym.kit", ()),
+    "core.spec.worlds": ("cardgym.core.contract.worlds", "cardgym.kit", ()),
+    "core.spec.worlds_loop": ("cardgym.core.contract.worlds_loop", None, ()),
     "core.prefetch": ("cardgym.core.compiled.prefetch", "cardgym.kit", ()),
     "games._shared.search": ("cardgym.kit.search", "cardgym.kit", ()),
     "games._shared.search_loop": ("cardgym.kit.search_loop", "cardgym.kit", ()),
@@ -153,7 +157,7 @@ GAMES = _registry.discover()
 
 
 def get_game(name: str):
-    """The `cardgym.core.spec.game.GameSpec` of a game by name (imported on first use)."""
+    """The `cardgym.core.contract.game.GameSpec` of a game by name (imported on first use)."""
     return _registry.get(name)
 
 

@@ -1,6 +1,6 @@
 """The one list of games: discovered, never written down.
 
-A game is a package whose ``__init__.py`` defines ``GAME``, a `cardgym.core.spec.game.GameSpec` (normally
+A game is a package whose ``__init__.py`` defines ``GAME``, a `cardgym.core.contract.game.GameSpec` (normally
 ``GAME = GameSpec.from_package(__name__, title=..., gym_name=...)``; docs/api.md, "Adding a game").
 Games come from three places, in this order (the first to claim a name keeps it):
 
@@ -128,7 +128,7 @@ def _entry_from_meta(package: str, attr: str, meta: dict, origin: str) -> GameEn
 def _spec_of(package: str, attr: str):
     """The ``GameSpec`` named ``attr`` in the game package ``package`` (imported)."""
     spec = getattr(importlib.import_module(package), attr, None)
-    from cardgym.core.spec.game import GameSpec
+    from cardgym.core.contract.game import GameSpec
 
     if not isinstance(spec, GameSpec):
         raise TypeError(f"game package {package} must define {attr} = GameSpec.from_package(__name__, ...), "
@@ -353,7 +353,7 @@ def _load(e: GameEntry):
 
 
 def get(name: str):
-    """The `cardgym.core.spec.game.GameSpec` of a game (imported on first use). A game that fails to
+    """The `cardgym.core.contract.game.GameSpec` of a game (imported on first use). A game that fails to
     load raises `BrokenGame` (one line: game, package, origin, error), every time it is asked for, and
     is listed by `broken`; a built-in game's failure is raised as it is (a bug of cardgym)."""
     e = entry(name)

@@ -16,7 +16,7 @@ def test_check_game(check):
 
 
 def test_a_world_re_deals_only_the_hole_card_and_the_shoe():
-    from cardgym.core.spec.worlds import sample_worlds
+    from cardgym.core.contract.worlds import sample_worlds
 
     env = cardgym.blackjack_v0.raw_env(num_players=3)
     env.reset(seed=2)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from cardgym.core.spec.game import DictEncoder, GameSpec
+from cardgym.core.contract.game import DictEncoder, GameSpec
 
 
 def layout_table(game: GameSpec, encoder: str = "vector", **options) -> str:

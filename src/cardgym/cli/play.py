@@ -260,7 +260,7 @@ def _your_move(legal: list, moves: list, show, rules, paint, inp, out):
 def play_terminal(game, vs=None, num_players=2, seat=0, seed=None, inp=None, out=None, record=None, **options):
     """Run one interactive episode. ``inp``/``out`` default to the terminal; ``record``: a file to write
     the game record to (`cardgym.app.game_records`), also when the game is left before its end. ``vs``
-    defaults to the game's `cardgym.core.spec.game.GameSpec.default_bot` (greedy when it has one)."""
+    defaults to the game's `cardgym.core.contract.game.GameSpec.default_bot` (greedy when it has one)."""
     vs = game.default_bot if vs is None else vs
     inp = inp or sys.stdin
     out = out or sys.stdout

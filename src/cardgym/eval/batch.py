@@ -8,7 +8,7 @@ import time
 
 import numpy as np
 
-from cardgym.core.spec.game import GameSpec
+from cardgym.core.contract.game import GameSpec
 
 
 def _game(game) -> GameSpec:

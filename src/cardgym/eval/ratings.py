@@ -5,7 +5,7 @@ A 2-player tournament fits Bradley-Terry on head-to-head results (`cardgym.eval.
 With more seats, a game is a *finishing order* of its seats: winners first, then the others by the
 game's standing (e.g. a total score, lower first, or the cards left in a stock, fewer first); equal
 standings tie, and a game without a winner (a stall draw, a truncation) ties every seat. The standing
-is the game's own (``GameSpec.standing``, a `cardgym.core.spec.game.Standing` declared in the game's
+is the game's own (``GameSpec.standing``, a `cardgym.core.contract.game.Standing` declared in the game's
 ``__init__.py``): a game without one ties every seat after the winners. Games against the house
 (``GameSpec.utility == "house"``) have no finishing order between seats and are not rated this way.
 These orders are rated with openskill's Plackett-Luce model (the Weng-Lin Bayesian approximation),

@@ -4,7 +4,7 @@ Every game, the built-in ones included, writes its folder from these; ``cardgym 
 one that uses them. The compiled helpers are ``numba.njit(cache=True)`` functions, to be called from a
 game's kernels.
 
-The spec and observations (`cardgym.core.spec.game`, re-exported):
+The spec and observations (`cardgym.core.contract.game`, re-exported):
     `GameSpec` (``GameSpec.from_package(__name__, title=..., gym_name=...)`` in a game's
     ``__init__.py``), `Standing`, `state_dtype` (the common record header, then the game's fields),
     `Field`, `FlatEncoder`, `DictEncoder`, and the contract's tables `EXPORTS`, `OPTIONAL_EXPORTS`,
@@ -26,7 +26,7 @@ Search (`cardgym.kit.search`): `bind_search` (the determinized rollout loop boun
     value `win_draw_loss` (`cardgym.kit.value`, compiled).
 State checks (`cardgym.core.state.invariants`): `bad`, `in_range`, `all_in_range`, `all_equal`,
     `same_cards`, `check_codes`.
-Hidden information (`cardgym.core.spec.worlds`): `Hidden` (a game's ``WORLD``: what a seat does not see).
+Hidden information (`cardgym.core.contract.worlds`): `Hidden` (a game's ``WORLD``: what a seat does not see).
 Scenes (`cardgym.render.scene`): `Scene`, `Region`, `Pile`, `Card`, `Palette` and the card kinds
     `VALUE`, `WILD`, `BACK`, `EMPTY`; for a scene builder, `check_viewer` (the ``viewer`` argument
     checked), `legal_mask` (the legal moves of the seat to act, to highlight) and `you` (``" (you)"``
@@ -35,7 +35,7 @@ Scenes (`cardgym.render.scene`): `Scene`, `Region`, `Pile`, `Card`, `Palette` an
 
 from __future__ import annotations
 
-from cardgym.core.spec.game import (
+from cardgym.core.contract.game import (
     EXPORTS,
     MAX_BOTS,
     MAX_FLAT_ENCODERS,
@@ -56,7 +56,7 @@ from cardgym.core.state.invariants import all_equal, all_in_range, bad, check_co
 from cardgym.core.compiled.prefetch import prefetch_row
 from cardgym.core.compiled.rng import below, bot_below, next_seed, pick_legal, seed_record, shuffle
 from cardgym.core.state.rules import REWARD_CODES, Rules, check_bool, check_choice, check_int, option
-from cardgym.core.spec.worlds import Hidden
+from cardgym.core.contract.worlds import Hidden
 from ..render._common import check_viewer, legal_mask, you
 from ..render.scene import BACK, EMPTY, VALUE, WILD, Card, Palette, Pile, Region, Scene
 from .cards import count_values, deck_order, load_pile, move_all, pop, push, refill_from, top

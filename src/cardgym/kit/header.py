@@ -1,4 +1,4 @@
-"""Kernels over the common record header (`cardgym.core.spec.game.state_dtype`: ``status``, ``turn``,
+"""Kernels over the common record header (`cardgym.core.contract.game.state_dtype`: ``status``, ``turn``,
 ``num_players``, ``reward``, the generators) that every game's ``reset``, ``legal`` and ``apply`` open
 with (compiled; small enough for numba to inline)."""
 

@@ -4,7 +4,7 @@ A `Layout` is the ordered table of a flat float32 vector's fields. Each `Slot` i
 ``per_seat * num_players + fixed``, so the offset of every field is also ``a * num_players + b`` with
 two integers known when the module is imported: `Layout.at` gives them as a tuple, which a compiled
 kernel reads as a compile-time constant (a module global) and turns into an offset with `offset`. The
-same table gives the encoder's documented `cardgym.core.spec.game.Field` list (`Layout.fields`), its
+same table gives the encoder's documented `cardgym.core.contract.game.Field` list (`Layout.fields`), its
 size and the encoder itself (`Layout.encoder`), so the kernel, the docs, the bounds and the size
 cannot drift apart::
 
@@ -25,7 +25,7 @@ from typing import Any, Callable, Union
 
 from numba import njit
 
-from cardgym.core.spec.game import Field, FlatEncoder
+from cardgym.core.contract.game import Field, FlatEncoder
 
 
 @dataclass(frozen=True)
@@ -78,7 +78,7 @@ class Layout:
         return self.size(rules.num_players)
 
     def fields(self, rules) -> list:
-        """The `Field` table of ``rules`` (what `cardgym.core.spec.game.FlatEncoder` documents and bounds)."""
+        """The `Field` table of ``rules`` (what `cardgym.core.contract.game.FlatEncoder` documents and bounds)."""
         n = rules.num_players
         return [
             Field(s.name, s.size(n), s.low, s.high(rules) if callable(s.high) else s.high, s.doc)

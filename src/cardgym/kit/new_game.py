@@ -82,9 +82,9 @@ def code_lines(text: str) -> int:
 def measure_template() -> dict:
     """The size of the game folder ``cardgym new-game`` writes (docs/api.md, "Adding a game"): its
     ``files`` (the ``game/*.py.tmpl`` templates), their ``code_lines`` (`code_lines`) and the contract's
-    ``required_exports`` (the names of `cardgym.core.spec.game.EXPORTS`). Run it with
+    ``required_exports`` (the names of `cardgym.core.contract.game.EXPORTS`). Run it with
     ``python -c "from cardgym.kit.new_game import measure_template; print(measure_template())"``."""
-    from cardgym.core.spec.game import EXPORTS
+    from cardgym.core.contract.game import EXPORTS
 
     files = sorted((TEMPLATE / "game").glob("*.py.tmpl"))
     fill = {"{{name}}": "game", "{{title}}": "Game", "{{Class}}": "Game", "{{dist}}": "game"}

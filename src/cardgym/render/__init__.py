@@ -1,6 +1,6 @@
 """Pictures and text views of a game's table, public or as one seat sees it.
 
-Entry points (``game_spec`` is a `cardgym.core.spec.game.GameSpec`, e.g. ``cardgym.get_game(name)``)::
+Entry points (``game_spec`` is a `cardgym.core.contract.game.GameSpec`, e.g. ``cardgym.get_game(name)``)::
 
     import cardgym
     from cardgym import render

@@ -217,7 +217,7 @@ def check_spec(ctx: Context) -> None:
     count within the game's limits, and the game's page has the sections its contract requires
     (`PAGE_SECTIONS`; one added since the contract the game states: a warning) and a version history
     naming its version."""
-    from cardgym.core.spec.game import REQUIRED_OPTIONS
+    from cardgym.core.contract.game import REQUIRED_OPTIONS
     from ..registry import page
 
     game, rules = ctx.game, ctx.rules
@@ -373,11 +373,11 @@ def check_reference(ctx: Context) -> None:
 @register("hidden_information")
 def check_hidden(ctx: Context) -> None:
     """Nothing a seat cannot see reaches its observations, and the game's WORLD re-deals all of it:
-    re-dealing its hidden cards, by the game's ``WORLD`` (`cardgym.core.spec.worlds.sample_world`) and by
-    the check's own re-deal (`cardgym.core.spec.worlds.hidden_places`, `honest_redeal`: the declared
+    re-dealing its hidden cards, by the game's ``WORLD`` (`cardgym.core.contract.worlds.sample_world`) and by
+    the check's own re-deal (`cardgym.core.contract.worlds.hidden_places`, `honest_redeal`: the declared
     places that hold a card the seat does not observe), changes none of its observations under every
     encoder; and the WORLD moves the card of every such place (`check_redeals_every_hidden_place`)."""
-    from cardgym.core.spec.worlds import (card_places, check_redeals_every_hidden_place, hidden_places, honest_redeal,
+    from cardgym.core.contract.worlds import (card_places, check_redeals_every_hidden_place, hidden_places, honest_redeal,
                                           sample_world, sample_worlds)
 
     game = ctx.game
@@ -445,8 +445,8 @@ def check_seat_views(ctx: Context) -> None:
 def check_world(ctx: Context) -> None:
     """``sample_world`` keeps what each seat knows and nothing more: same observations and masks, valid
     states, no dependence on the true hidden cards, unseen cards dealt uniformly (a chi-square test)
-    (`cardgym.core.spec.worlds.check_sample_world`)."""
-    from cardgym.core.spec.worlds import check_sample_world
+    (`cardgym.core.contract.worlds.check_sample_world`)."""
+    from cardgym.core.contract.worlds import check_sample_world
 
     if ctx.game.world is None:
         raise Skip(_NO_WORLD)

@@ -2,10 +2,10 @@
 
 A seat's view (`cardgym.render.view.view`, ``env.unwrapped.view(seat)``) must show nothing the seat
 cannot see. The check plays random games and, at every few decisions, re-deals every card hidden from
-seat ``k`` by its own re-deal (`cardgym.core.spec.worlds.hidden_places` and `honest_redeal`: the places of
+seat ``k`` by its own re-deal (`cardgym.core.contract.worlds.hidden_places` and `honest_redeal`: the places of
 the ``WORLD``'s declared fields that hold a card seat ``k`` does not observe, dealt again uniformly, not
 through the game's ``WORLD.resample``; a game without ``cards_of``: a world of ``k``,
-`cardgym.core.spec.worlds.sample_world`; on two states checked of three, the game's ``WORLD``) and
+`cardgym.core.contract.worlds.sample_world`; on two states checked of three, the game's ``WORLD``) and
 asserts that ``view(k)`` and the spectator's ``view(None)`` are byte-identical (``json.dumps`` with
 sorted keys).
 It also checks what a view must hold: it is JSON-serialisable, the seat to act sees its legal actions
@@ -21,7 +21,7 @@ import numpy as np
 
 import cardgym
 
-from cardgym.core.spec.worlds import card_places, hidden_places, honest_redeal, sample_world
+from cardgym.core.contract.worlds import card_places, hidden_places, honest_redeal, sample_world
 from cardgym.render.view import dumps, element_ids, view
 
 

@@ -75,7 +75,7 @@ def parse_spec(spec: str) -> list:
 
 
 def game_preset(game) -> dict:
-    """The training preset of ``game`` (a name or a `cardgym.core.spec.game.GameSpec`): a copy of its
+    """The training preset of ``game`` (a name or a `cardgym.core.contract.game.GameSpec`): a copy of its
     ``train_preset`` (empty for a game that has none)."""
     if isinstance(game, str):
         import cardgym

@@ -135,7 +135,7 @@ def resample_seen(t, seat, g, buf):
         m += 1
 
 
-#: what Crazy Eights hides and how `cardgym.core.spec.worlds.sample_world` re-deals it
+#: what Crazy Eights hides and how `cardgym.core.contract.worlds.sample_world` re-deals it
 WORLD = Hidden(
     resample=resample_seen,
     positions=("draw",),

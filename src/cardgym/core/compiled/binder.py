@@ -1,6 +1,6 @@
 """The binder: a game's kernels bound into the compiled template ``core/compiled/bound.py``.
 
-`compiled` is what `cardgym.core.spec.game.GameSpec.compiled` returns: one module per ``(game, bot, obs,
+`compiled` is what `cardgym.core.contract.game.GameSpec.compiled` returns: one module per ``(game, bot, obs,
 bots)`` binding, loaded from the template and kept for the life of the process (`_COMPILED`).
 
 Shared entry points: a function of the template that reaches no bot (``legal_one``, ``batch_apply``,
@@ -31,7 +31,7 @@ MAX_FLAT_ENCODERS = 4
 
 
 def compiled(game, bot: int | None = None, obs: int | None = None, bots: tuple | None = None):
-    """The binding of ``game`` (see `cardgym.core.spec.game.GameSpec.compiled` for the arguments)."""
+    """The binding of ``game`` (see `cardgym.core.contract.game.GameSpec.compiled` for the arguments)."""
     if bots is not None:
         bots = tuple(sorted(set(bots)))
         if bot is not None:
@@ -115,7 +115,7 @@ _LOADED: dict = {}
 
 def load_template(template: Path, game, kind: str, variant: str = "", values=None,
                   aliases: dict | None = None, *, name: str | None = None, package: str | None = None):
-    """The template file ``template`` (``core/compiled/bound.py``, ``core/spec/worlds_loop.py``, ``kit/search_loop.py``)
+    """The template file ``template`` (``core/compiled/bound.py``, ``core/contract/worlds_loop.py``, ``kit/search_loop.py``)
     loaded as the game's own module, once per process: what every binding of a game goes through.
 
     ``game`` is a `GameSpec` (or a game's name, with ``package`` its package). The module is named

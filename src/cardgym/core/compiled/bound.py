@@ -1,6 +1,6 @@
 """The game-independent compiled loops, and every entry point the Python layers call.
 
-This file is written once for all games and is a template: `cardgym.core.spec.game.GameSpec.compiled`
+This file is written once for all games and is a template: `cardgym.core.contract.game.GameSpec.compiled`
 (the binder, `cardgym.core.compiled.binder`) loads it once per game as its own module (``cardgym.games.<game>._bound``) and sets the game's kernels
 as the module globals below before anything compiles. numba binds globals at compile time, so the
 loops call the game's kernels directly, calls from Python pass only arrays and numbers (cheap to

@@ -20,7 +20,7 @@ from cardgym.core.envs.aec_wrappers import AssertOutOfBoundsWrapper, OrderEnforc
 from cardgym.core.envs.copies import CopiesThroughState
 from cardgym.core.compiled.fastcall import entry
 from cardgym.core.envs.frames import render_frame
-from cardgym.core.spec.game import DictEncoder, GameSpec
+from cardgym.core.contract.game import DictEncoder, GameSpec
 from cardgym.core.state.status import RUNNING, TRUNCATED
 from cardgym.core.state.dicts import record_to_dict, state_header
 from cardgym.core.envs.resets import parse_reset_options, reset_seed
@@ -285,7 +285,7 @@ class CardGameAEC(CopiesThroughState, AECEnv):
 
         Everything is checked before anything changes, so a refused state (``ValueError`` naming the
         field and the reason) leaves this environment exactly as it was: the record must be a state
-        these rules can reach (`cardgym.core.spec.game.GameSpec.validate_record`: lengths, card codes, the
+        these rules can reach (`cardgym.core.contract.game.GameSpec.validate_record`: lengths, card codes, the
         deck's cards, counters, seats), and the AEC bookkeeping must agree with it (``agents`` in seat
         order, ``agent_selection`` the seat to act while the game runs, every agent terminated once
         the record is terminated, truncated once it is truncated, rewards those of the record's last
@@ -344,8 +344,8 @@ class CardGameAEC(CopiesThroughState, AECEnv):
     def sample_world(self, seat, seed: int):
         """A clone whose hidden cards are dealt again from the cards ``seat`` (a seat number or agent
         name) has not seen, everything it has seen kept; seeded, so a seed replays exactly. See
-        `cardgym.core.spec.worlds` and docs/hidden_information.md."""
-        from cardgym.core.spec.worlds import env_sample_world
+        `cardgym.core.contract.worlds` and docs/hidden_information.md."""
+        from cardgym.core.contract.worlds import env_sample_world
 
         return env_sample_world(self, seat, seed)
 

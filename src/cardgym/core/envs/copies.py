@@ -3,7 +3,7 @@
 Every env layer (the AEC env, the single-agent Gymnasium env, the vector env) copies the same way: the
 copy is built again from the environment's constructor arguments (its rules, encoder, opponents...),
 then its game is loaded from the original's *state record* (`snapshot` / `restore`, the state the
-``state_dict`` methods save, checked by `cardgym.core.spec.game.GameSpec.validate_record` on the way in).
+``state_dict`` methods save, checked by `cardgym.core.contract.game.GameSpec.validate_record` on the way in).
 So a copy, here or in another process, continues the same game bit for bit: same records, generators,
 seats, masks and observations (docs/api.md, "Copies and pickling").
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from cardgym.core.envs.aec import CardGameAEC, aec_metadata, wrap_classic
-from cardgym.core.spec.game import GameSpec
+from cardgym.core.contract.game import GameSpec
 from cardgym.core.envs.single import CardGameEnv
 
 

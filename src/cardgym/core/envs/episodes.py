@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from cardgym.core.spec.game import DictEncoder
+from cardgym.core.contract.game import DictEncoder
 from cardgym.core.state.status import RUNNING
 from cardgym.core.compiled.rng import fork_bot_streams
 
@@ -65,7 +65,7 @@ class EpisodeDriver:
     """``num_envs`` records of one game and who plays each seat.
 
     Args:
-        game: a `cardgym.core.spec.game.GameSpec`.
+        game: a `cardgym.core.contract.game.GameSpec`.
         rules: the game's ``Rules`` (``game.make_rules(**options)``).
         num_envs: batch size.
         observation: the encoder policies observe (``"vector"``; a dict encoder gives each policy call
@@ -179,7 +179,7 @@ class EpisodeDriver:
             self.game.compiled(bot=what, obs=self.which_obs).batch_bot(self.states, self.params, bm, what,
                                                                         self._bot_out)
             return self._bot_out[idx].copy()
-        if hasattr(what, "act_records"):  # a search: it reads the records through cardgym.core.spec.worlds only
+        if hasattr(what, "act_records"):  # a search: it reads the records through cardgym.core.contract.worlds only
             acts = np.asarray(what.act_records(self.copies(idx), self.masks[idx].copy()), np.int64)
         else:
             acts = np.asarray(what.act(self.observe(idx, seats), self.masks[idx]), np.int64)

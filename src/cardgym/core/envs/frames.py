@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from cardgym.core import services as plugins
-from cardgym.core.spec.game import GameSpec
+from cardgym.core.contract.game import GameSpec
 
 
 def render_frame(game: GameSpec, mode: str, record, rules, viewer=None):

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from cardgym.core import services as plugins
-from cardgym.core.spec.game import GameSpec
+from cardgym.core.contract.game import GameSpec
 
 
 def is_bot_name(game: GameSpec, opponent) -> bool:

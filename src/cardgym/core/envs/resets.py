@@ -7,7 +7,7 @@ import warnings
 
 import numpy as np
 
-from cardgym.core.spec.game import GameSpec
+from cardgym.core.contract.game import GameSpec
 
 RESET_OPTIONS = ("deck",)
 

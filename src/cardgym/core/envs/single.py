@@ -22,7 +22,7 @@ from cardgym.core.compiled.batch import check_penalty, illegal_penalty, new_batc
 from cardgym.core.envs.copies import CopiesThroughState
 from cardgym.core.envs.episodes import EXTERNAL
 from cardgym.core.envs.vector_engines import CompiledEngine, DriverEngine
-from cardgym.core.spec.game import DictEncoder, GameSpec
+from cardgym.core.contract.game import DictEncoder, GameSpec
 from cardgym.core.state.status import RUNNING
 from cardgym.core.envs.opponents import (check_learner_can_act, opponent_raised, refuse_if_opponent_raised,
                                         resolve_opponent, resolve_seat)
@@ -249,7 +249,7 @@ class CardGameEnv(CopiesThroughState, gym.Env):
 
         Checked before anything changes (a refused state raises ``ValueError`` and leaves this
         environment as it was): the record must be a state these rules can reach
-        (`cardgym.core.spec.game.GameSpec.validate_record`), ``seat`` a seat of the game, and a running
+        (`cardgym.core.contract.game.GameSpec.validate_record`), ``seat`` a seat of the game, and a running
         episode that is not ``done`` must be at the learner's decision. The mask and the observation
         are recomputed from the record. See docs/api.md, "Saved states".
         """

@@ -1,6 +1,6 @@
 """Saved states in: parsing and checking what the env layers' ``load_state_dict`` (and their copies,
 `cardgym.core.envs.copies`) are given, against the environment that loads it. The records themselves are
-checked by `cardgym.core.state.dicts.load_record` (`cardgym.core.spec.game.GameSpec.validate_record`). Nothing
+checked by `cardgym.core.state.dicts.load_record` (`cardgym.core.contract.game.GameSpec.validate_record`). Nothing
 here changes an environment: each function returns what to load, or raises ``ValueError`` naming the
 field and the reason (docs/api.md, "Saved states")."""
 

@@ -14,7 +14,7 @@ from cardgym.core.compiled.batch import check_penalty, illegal_penalty, new_batc
 from cardgym.core.envs.copies import CopiesThroughState
 from cardgym.core.envs.episodes import EXTERNAL
 from cardgym.core.envs.vector_engines import CompiledEngine, DriverEngine
-from cardgym.core.spec.game import DictEncoder, GameSpec
+from cardgym.core.contract.game import DictEncoder, GameSpec
 from cardgym.core.state.status import RUNNING
 from cardgym.core.envs.opponents import (check_learner_can_act, is_bot_name, opponent_raised,
                                         refuse_if_opponent_raised, resolve_opponent, resolve_seat)
@@ -55,7 +55,7 @@ class CardGameVectorEnv(CopiesThroughState, VectorEnv):
     ``(num_envs, num_actions)``) and ``action_masks()`` (bool).
 
     Args:
-        game: a `cardgym.core.spec.game.GameSpec`.
+        game: a `cardgym.core.contract.game.GameSpec`.
         num_envs: batch size.
         opponent: a bot name of the game (``"random"``, ``"greedy"``, ...), played inside the compiled
             step; or a saved model path / a policy (``(obs, mask) -> action``, batched ``act`` if it has
@@ -408,8 +408,8 @@ class CardGameVectorEnv(CopiesThroughState, VectorEnv):
     def sample_worlds(self, seed, seats=None) -> np.ndarray:
         """One world per env in one compiled call: a new array of records, env ``i``'s hidden cards dealt
         again from what its learner's seat (or ``seats[i]``) has not seen, seeded ``seed + i`` (or
-        ``seed[i]``). This env is unchanged. See `cardgym.core.spec.worlds` and docs/hidden_information.md."""
-        from cardgym.core.spec.worlds import vector_sample_worlds
+        ``seed[i]``). This env is unchanged. See `cardgym.core.contract.worlds` and docs/hidden_information.md."""
+        from cardgym.core.contract.worlds import vector_sample_worlds
 
         return vector_sample_worlds(self, seed, seats)
 
@@ -437,7 +437,7 @@ class CardGameVectorEnv(CopiesThroughState, VectorEnv):
 
         Checked before anything changes (a refused state raises ``ValueError`` naming the env index
         and leaves this environment as it was): every record must be a state these rules can reach
-        (`cardgym.core.spec.game.GameSpec.validate_record`), every seat a seat of the game, and every env
+        (`cardgym.core.contract.game.GameSpec.validate_record`), every seat a seat of the game, and every env
         that does not reset on the next step must be running at its learner's decision. Masks and
         observations are recomputed from the records. See docs/api.md, "Saved states".
         """

@@ -84,7 +84,7 @@ def check_state_header(game, rules, data, env_name: str) -> None:
 
 def load_record(game, rules, data) -> np.ndarray:
     """A 1-element record array from `record_to_dict` output, refused with ``ValueError`` unless it is
-    a state these rules can reach (`cardgym.core.spec.game.GameSpec.validate_record`)."""
+    a state these rules can reach (`cardgym.core.contract.game.GameSpec.validate_record`)."""
     arr = record_from_dict(game.state_dtype, data)
     game.validate_record(arr[0], rules)
     return arr
@@ -93,7 +93,7 @@ def load_record(game, rules, data) -> np.ndarray:
 def scratch_maker(dtype: np.dtype, n: int):
     """A function ``() -> n`` uninitialised records of ``dtype``, callable from compiled kernels (scratch
     space for searches). Under ``NUMBA_DISABLE_JIT=1`` the kernels run as Python and read fields as
-    attributes, so there it returns a record array (as `cardgym.core.spec.game.GameSpec.new_states` does).
+    attributes, so there it returns a record array (as `cardgym.core.contract.game.GameSpec.new_states` does).
     Not cached on disk: numba cannot cache a closure, and this one compiles in milliseconds."""
     from numba import njit
     from numba.core import config

@@ -71,7 +71,7 @@ def check_codes(name: str, cards, lo: int, hi: int, where: str = "") -> None:
 
 
 def check_common(record, rules) -> None:
-    """The common header (``core.spec.game.state_dtype``): players, seat, status, turn, generators."""
+    """The common header (``core.contract.game.state_dtype``): players, seat, status, turn, generators."""
     n = rules.num_players
     if int(record["num_players"]) != n:
         raise bad("num_players", record["num_players"], f"differs from the rules' num_players={n}")

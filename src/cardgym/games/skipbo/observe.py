@@ -264,7 +264,7 @@ def resample_seen(t, seat, g, buf):
     t._bot_need[:] = 0
 
 
-#: what Skip-Bo hides and how `cardgym.core.spec.worlds.sample_world` re-deals it (docs/hidden_information.md)
+#: what Skip-Bo hides and how `cardgym.core.contract.worlds.sample_world` re-deals it (docs/hidden_information.md)
 WORLD = Hidden(
     resample=resample_seen,
     positions=("stock", "draw"),

@@ -84,7 +84,7 @@ def make_search_bot(rollouts: int = ROLLOUTS, horizon: int = HORIZON, rollout_bo
     ``horizon`` turns per rollout (0: to the end of the hand), played by ``rollout_bot`` (``"greedy"`` or
     ``"expert"``). The result is an njit ``bot(s, p, mask) -> action`` like the registered bots (compiled
     on its first call, not cached on disk); to play it in the environments, put it in a copy of the
-    game's spec: ``cardgym.core.spec.game.replace(GAME, bots={**GAME.bots, "search": bot})``."""
+    game's spec: ``cardgym.core.contract.game.replace(GAME, bots={**GAME.bots, "search": bot})``."""
     return budget_bot(search, rollouts, horizon, rollout_bot)
 
 

@@ -196,7 +196,7 @@ def resample_seen(t, seat, g, buf):
     _deal_back(t, buf)
 
 
-#: what Skip-Bo Junior hides and how `cardgym.core.spec.worlds.sample_world` re-deals it
+#: what Skip-Bo Junior hides and how `cardgym.core.contract.worlds.sample_world` re-deals it
 #: (docs/hidden_information.md)
 WORLD = Hidden(
     resample=resample_seen,

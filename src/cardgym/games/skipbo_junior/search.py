@@ -210,7 +210,7 @@ def make_search_bot(rollouts: int = ROLLOUTS, rollout_bot: str = ROLLOUT_BOT):
     choice), played to the end of the game by ``rollout_bot`` (``"greedy"`` or ``"expert"``). The result
     is an njit ``bot(s, p, mask) -> action`` like the registered bots (compiled on its first call, not
     cached on disk); to play it in the environments, put it in a copy of the game's spec:
-    ``cardgym.core.spec.game.replace(GAME, bots={**GAME.bots, "search": bot})``."""
+    ``cardgym.core.contract.game.replace(GAME, bots={**GAME.bots, "search": bot})``."""
     return budget_bot(search, rollouts, 0, rollout_bot)
 
 

@@ -2,7 +2,7 @@
 
 The folder follows the fixed game shape (docs/api.md, "Adding a game"): ``rules``, ``kernels``,
 ``observe``, ``text``, ``scene``, ``bots``, ``expert``, ``search``, ``invariants``; this module only
-builds the `cardgym.core.spec.game.GameSpec` from them.
+builds the `cardgym.core.contract.game.GameSpec` from them.
 """
 
 from __future__ import annotations

@@ -185,7 +185,7 @@ def resample_seen(t, seat, g, buf):
         t.buf[i] = 0
 
 
-#: what Skyjo hides and how `cardgym.core.spec.worlds.sample_world` re-deals it (docs/hidden_information.md)
+#: what Skyjo hides and how `cardgym.core.contract.worlds.sample_world` re-deals it (docs/hidden_information.md)
 WORLD = Hidden(
     resample=resample_seen,
     positions=("grid", "draw"),

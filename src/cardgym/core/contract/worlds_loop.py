@@ -1,6 +1,6 @@
-"""The compiled loops of `cardgym.core.spec.worlds`, written once for every game.
+"""The compiled loops of `cardgym.core.contract.worlds`, written once for every game.
 
-A template like `cardgym.core.compiled.bound`: `cardgym.core.spec.worlds` loads it once per game and rollout bot as
+A template like `cardgym.core.compiled.bound`: `cardgym.core.contract.worlds` loads it once per game and rollout bot as
 its own module (``cardgym.games.<game>._worlds[_<bot>]``) with the game's kernels as the globals below,
 set before anything compiles, so every loop calls them directly and caches on disk under names suffixed
 by ``TAG`` (the game's name and bot: two games with one record dtype never share a cache entry).

@@ -341,7 +341,7 @@ class GameSpec:
     action_to_str: Callable[[int], str]
     render_ansi: Callable[[Any, Any], str]  # (record, rules) -> str, public view of the table
     result: Callable[[Any, Any], dict]  # (record, rules) -> JSON-able summary (scores, winners...)
-    #: a `cardgym.core.spec.worlds.Hidden` (``observe.py``'s ``WORLD``): what a seat has not seen and the compiled
+    #: a `cardgym.core.contract.worlds.Hidden` (``observe.py``'s ``WORLD``): what a seat has not seen and the compiled
     #: re-deal of it that ``sample_world`` and the ``search`` bot use (docs/hidden_information.md); None:
     #: the game offers no worlds (``sample_world`` raises ``NotImplementedError`` naming the game)
     world: Any = None
@@ -657,7 +657,7 @@ def _check_rules(package: str, got: dict) -> None:
     dtype = got[("rules", "STATE_DTYPE")]
     header = state_dtype(int(hi), [])
     if not isinstance(dtype, np.dtype) or dtype.names is None or dtype.names[:len(header.names)] != header.names:
-        fail("STATE_DTYPE must be built by cardgym.core.spec.game.state_dtype(MAX_PLAYERS, fields) "
+        fail("STATE_DTYPE must be built by cardgym.core.contract.game.state_dtype(MAX_PLAYERS, fields) "
              f"(the common header first), got {dtype!r}")
     if dtype["reward"].shape != (int(hi),):
         fail(f"STATE_DTYPE's reward must hold MAX_PLAYERS={hi} seats, got {dtype['reward'].shape}")
@@ -702,7 +702,7 @@ def _check_abilities(package: str, got: dict, bots: dict) -> None:
         _fail(package, "scene.py", "must define PALETTE (a cardgym.render.scene.Palette) beside scene")
     world = got.get(("observe", "WORLD"))
     if world is not None:
-        from cardgym.core.spec.worlds import Hidden
+        from cardgym.core.contract.worlds import Hidden
 
         if not isinstance(world, Hidden):
             _fail(package, "observe.py", f"WORLD must be a cardgym.kit.Hidden, got {type(world).__name__}")

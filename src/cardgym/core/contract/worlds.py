@@ -3,7 +3,7 @@
 A *world* for ``seat`` is a copy of a game's state record whose hidden cards (what ``seat`` has not
 seen) are dealt again, uniformly, from the cards ``seat`` has not seen, while everything ``seat`` has
 seen stays where it saw it. Every game says what it hides in its ``observe.py`` (``WORLD``, a
-`Hidden`; `cardgym.core.spec.game.GameSpec.world`): a compiled ``resample(t, seat, g, buf)`` that re-deals
+`Hidden`; `cardgym.core.contract.game.GameSpec.world`): a compiled ``resample(t, seat, g, buf)`` that re-deals
 record ``t`` in place with the game generator of the scratch record ``g``, rebuilding the pool from the
 hidden cards' counts (so the result depends only on *which* cards are hidden, never on where they
 were), and the record fields that hold the re-dealt cards (the tests' frequency check reads them).
