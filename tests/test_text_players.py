@@ -661,10 +661,15 @@ def test_a_text_player_as_a_gym_opponent_and_in_the_web_replay():
 def test_a_text_player_seat_in_cardgym_serve():
     from cardgym.web.tables import Tables, game_catalogue
 
-    made = []
+    made, given = [], []
+
+    class Seen(TextPlayer):
+        def decide(self, view, moves):
+            given.append(list(moves))
+            return super().decide(view, moves)
 
     def make(game, rules):
-        made.append(TextPlayer(game, rules, lambda prompt: str(_legal_from_prompt(prompt)[-1][0]), name="llm"))
+        made.append(Seen(game, rules, lambda prompt: str(_legal_from_prompt(prompt)[-1][0]), name="llm"))
         return made[-1]
 
     tables = Tables(text_players={"llm": make}, pace=0.0)
@@ -678,6 +683,11 @@ def test_a_text_player_seat_in_cardgym_serve():
             time.sleep(0.01)
         t.advance()
     assert t.over and made[0].stats()["decisions"] == sum(e["seat"] == 0 for e in t.log) > 0
+    # each turn it was given the public moves since its own last move, in words, and nothing older
+    mine = [e["n"] for e in t.log if e["seat"] == 0]
+    want = [[f"player_{e['seat']}: {e['text']}" for e in t.log[start:end]]
+            for start, end in zip([0] + [n + 1 for n in mine], mine)]
+    assert given == want and any(given)
     rec = parse_record(t.recorder.text())
     assert rec.header["players"][0]["text"]["fallback"] == "random"
     assert all("telemetry" in a for a in rec.actions if a["seat"] == 0)

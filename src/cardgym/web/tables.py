@@ -180,6 +180,10 @@ class LiveTable:
     seats: list
     pace: float
     log: list = field(default_factory=list)
+    #: the log as a text player reads it ("player_k: words"), and each seat's last move number: kept as
+    #: moves are made, so that a text player's turn costs the moves since its last one, not the whole game
+    log_lines: list = field(default_factory=list)
+    last_move_of: dict = field(default_factory=dict)
     leases: dict = field(default_factory=dict)  # seat -> (page id, last request time)
     clock: object = time.monotonic
     last_move: float = 0.0
@@ -299,6 +303,8 @@ class LiveTable:
         if policy_info is not None:
             entry["policy"] = policy_info
         self.log.append(entry)
+        self.log_lines.append(f"player_{seat}: {entry['text']}")
+        self.last_move_of[seat] = entry["n"]
         self.last_move = time.monotonic()
         self._flush_dead()
         self._note_round()
@@ -347,8 +353,7 @@ class LiveTable:
         A forfeit cannot end a live table: it is played as the first legal move (and counted)."""
         from cardgym.agents.text import moves_for
 
-        last = max((e["n"] for e in self.log if e["seat"] == seat), default=-1)
-        moves = moves_for(player, [f"player_{e['seat']}: {e['text']}" for e in self.log], last + 1)
+        moves = moves_for(player, self.log_lines, self.last_move_of.get(seat, -1) + 1)
         from cardgym.agents.text import FatalAskError, ServerFailures
 
         try:
