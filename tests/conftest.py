@@ -212,46 +212,18 @@ COMPILE_NOTICE = ("cardgym: compiling kernels on first use (cold cache: a few mi
                   "`cardgym warmup` compiles ahead)")
 
 
-#: set to 1 to leave the kernels to the workers even on a cold cache (see `pytest_sessionstart`)
-NO_PREWARM = "CARDGYM_TESTS_NO_PREWARM"
-
-
-def _xdist_controller(config) -> bool:
-    """True in the process that hands tests to pytest-xdist workers (``-n 2``), before they start."""
-    return not hasattr(config, "workerinput") and bool(getattr(config.option, "numprocesses", None))
-
-
-@pytest.hookimpl(tryfirst=True)  # before pytest-xdist starts its workers (its own hook is trylast)
 def pytest_sessionstart(session):
     """Say, before collection, that the first tests will compile for minutes (the run looks hung
-    otherwise: numba prints nothing while it compiles, and pytest captures cardgym's own notice).
-
-    With xdist workers and a cold cache, compile first, once, with ``cardgym warmup`` (every loadable
-    game, one process per game on the cores): two workers that meet a cold cache would otherwise both
-    compile the kernels their first test files share, paying for most of them twice."""
+    otherwise: numba prints nothing while it compiles, and pytest captures cardgym's own notice)."""
     state = kernel_cache_state()
     if state == "warm":
         return
     line = COMPILE_NOTICE if state == "cold" else COMPILE_NOTICE.replace("(cold cache", "(if the cache is cold")
     reporter = session.config.pluginmanager.get_plugin("terminalreporter")
-
-    def say(text):
-        if reporter is not None:
-            reporter.write_line(text, yellow=True)
-        else:
-            print(text, file=sys.stderr, flush=True)
-
-    say(line)
-    if state == "cold" and _xdist_controller(session.config) and os.environ.get(NO_PREWARM) != "1":
-        import io
-
-        from cardgym.cli.warmup import warm
-
-        say("cardgym: compiling every game's kernels once before the workers start (`cardgym warmup`; "
-            f"{NO_PREWARM}=1 leaves them to the workers)")
-        out = io.StringIO()
-        warm(progress=False, stream=out)
-        say(out.getvalue().strip())
+    if reporter is not None:
+        reporter.write_line(line, yellow=True)
+    else:
+        print(line, file=sys.stderr, flush=True)
 
 
 def _spawns_python(args) -> bool:
