@@ -13,6 +13,12 @@ import cardgym
 CASES = sorted(cardgym._MOVED.items())
 
 
+
+def run_fresh(code: str) -> None:
+    """Run ``code`` in a fresh interpreter (nothing of cardgym imported yet); fail with its output."""
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-2000:] + proc.stdout
+
 @pytest.mark.parametrize("old,new", CASES)
 @pytest.mark.subprocess
 def test_old_path_imports_the_new_module_and_warns(old, new):
@@ -32,8 +38,7 @@ def test_old_path_imports_the_new_module_and_warns(old, new):
         "assert old is new, (old, new)\n"
         f"assert getattr(cardgym, {old!r}) is new\n"
     )
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
-    assert proc.returncode == 0, proc.stderr[-2000:] + proc.stdout
+    run_fresh(code)
 
 
 @pytest.mark.subprocess
@@ -48,8 +53,7 @@ def test_from_old_path_import_a_name_warns():
         "msgs = [str(w.message) for w in caught if w.category is DeprecationWarning]\n"
         "assert any('cardgym.app.options' in m for m in msgs), msgs\n"
     )
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
-    assert proc.returncode == 0, proc.stderr[-2000:]
+    run_fresh(code)
 
 
 def test_an_unknown_module_is_still_an_error():
@@ -90,8 +94,7 @@ def test_old_paths_of_the_earlier_docs_warn_naming_their_successor():
         "else:\n"
         "    raise SystemExit('no AttributeError')\n"
     )
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
-    assert proc.returncode == 0, proc.stderr[-2000:] + proc.stdout
+    run_fresh(code)
 
 
 @pytest.mark.subprocess
@@ -120,5 +123,4 @@ def test_the_old_contract_package_path_warns_and_gives_the_same_objects():
         "    loaded = pickle.loads(data.replace(b'cardgym.core.contract.game', b'cardgym.core.spec.game'))\n"
         "assert loaded == new.Standing('points') and type(loaded) is new.Standing\n"
     )
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
-    assert proc.returncode == 0, proc.stderr[-2000:] + proc.stdout
+    run_fresh(code)
