@@ -13,11 +13,11 @@ import cardgym
 CASES = sorted(cardgym._MOVED.items())
 
 
-
 def run_fresh(code: str) -> None:
     """Run ``code`` in a fresh interpreter (nothing of cardgym imported yet); fail with its output."""
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr[-2000:] + proc.stdout
+
 
 @pytest.mark.parametrize("old,new", CASES)
 @pytest.mark.subprocess
